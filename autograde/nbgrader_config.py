@@ -1,0 +1,31 @@
+"""The lab's nbgrader course: solutions/ is the source, notebooks/ the release.
+
+Loaded by the repo root's ``nbgrader_config.py`` (plain ``nbgrader …`` and the
+JupyterLab formgrader) and by ``labsupport.grading`` (``labsupport grade …``).
+Trainer folders (submitted/, autograded/, feedback/, gradebook.db) live here and are
+ignored by git.
+"""
+from pathlib import Path
+
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+
+from labsupport.grading import generate_assignment_preprocessors
+
+c = get_config()  # noqa: F821
+ROOT = Path(__file__).resolve().parents[1]  # the repo root, wherever it is cloned
+
+c.CourseDirectory.root = str(ROOT)
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "notebooks"
+c.CourseDirectory.submitted_directory = "autograde/submitted"
+c.CourseDirectory.autograded_directory = "autograde/autograded"
+c.CourseDirectory.feedback_directory = "autograde/feedback"
+c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'autograde' / 'gradebook.db'}"
+
+# The stub left in each answer cell names its exercise: NotImplementedError("ex02_1: …").
+c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()
+# Feedback shows what a student wrote and which checks failed, never the hidden tests.
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests]
+# No solution cell needs more than 30 s; 60 s stops a student's infinite loop, then grading goes on.
+c.Execute.timeout = 60

@@ -1,0 +1,35 @@
+"""labsupport: the Dynamic Batching Lab's engine.
+
+Public API (imported lazily, so ``import labsupport`` stays fast and torch-free):
+
+- traffic: ``Request``, ``poisson``, ``bursty``, ``ClosedLoop``, ``load_trace``, ``replay``
+- policies: ``BatchConfig``, ``make_policy``, ``POLICIES``, ``Dispatch``, ``Wait``
+- simulation: ``simulate``, ``ServiceModel``, ``SimResult``
+- runtime: ``MicroBatcher``, ``QueueFull``, ``BatcherClosed``, ``BatchSizeMismatch``
+- metrics: ``percentiles``, ``summarize``, ``find_knee``
+- device: ``get_device``
+"""
+from importlib import import_module
+
+__version__ = "0.1.0"
+
+_API = {
+    "Request": "traffic", "poisson": "traffic", "bursty": "traffic", "ClosedLoop": "traffic",
+    "load_trace": "traffic", "replay": "traffic", "Trace": "traffic",
+    "BatchConfig": "config",
+    "make_policy": "policies", "POLICIES": "policies", "Dispatch": "policies", "Wait": "policies",
+    "Policy": "policies",
+    "simulate": "sim", "SimResult": "sim", "ServiceModel": "service_model",
+    "MicroBatcher": "runtime", "QueueFull": "runtime", "BatcherClosed": "runtime",
+    "BatchSizeMismatch": "runtime",
+    "percentiles": "metrics", "summarize": "metrics", "find_knee": "metrics",
+    "get_device": "device",
+}
+
+__all__ = sorted(_API)
+
+
+def __getattr__(name):
+    if name in _API:
+        return getattr(import_module(f".{_API[name]}", __name__), name)
+    raise AttributeError(f"module 'labsupport' has no attribute {name!r}")

@@ -1,0 +1,46 @@
+"""``labsupport`` command line: each subcommand lives in its own module (imported lazily)."""
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+
+COMMANDS = {
+    "doctor": ("labsupport.doctor", "check the lab's environment (versions, device, data)"),
+    "bench": (None, "benchmarks that print JSON: batcher | padding | decode"),
+    "serve": ("labsupport.service", "run the embedding service on 127.0.0.1"),
+    "load": ("labsupport.loadgen", "open-loop load generator against a loopback URL"),
+    "export": ("labsupport.bridge", "export knobs as Triton / TF Serving / Ray Serve config"),
+    "grade": ("labsupport.grading", "trainers: release | collect | autograde | feedback | export"),
+}
+BENCHES = {
+    "batcher": "labsupport.benches.batcher",
+    "padding": "labsupport.benches.padding",
+    "decode": "labsupport.benches.decode",
+}
+
+
+def _usage() -> str:
+    lines = ["usage: labsupport COMMAND [options]", "", "commands:"]
+    lines += [f"  {name:<8} {help_}" for name, (_, help_) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(_usage())
+        return 0
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "bench":
+        if not rest or rest[0] not in BENCHES:
+            print(f"usage: labsupport bench {{{'|'.join(BENCHES)}}} [options]", file=sys.stderr)
+            return 2
+        return int(import_module(BENCHES[rest[0]]).main(rest[1:]) or 0)
+    if cmd not in COMMANDS:
+        print(f"unknown command {cmd!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    return int(import_module(COMMANDS[cmd][0]).main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,28 @@
+"""The batcher's knobs, validated once, shared by the simulator, the runtime and the service."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .validate import check_float, check_int
+
+
+@dataclass
+class BatchConfig:
+    """Knobs of a request-level batcher (names follow the lesson; Triton calls them
+    ``max_batch_size`` and ``max_queue_delay_microseconds``)."""
+    max_batch: int = 32        # 32: where MiniLM's per-sentence cost flattens on a CPU
+    max_delay_ms: float = 5.0  # 5 ms: a few % of a typical 100 ms embedding SLO
+    max_queue: int = 1024      # bound on waiting requests; beyond it submit() rejects
+    max_tokens: int | None = None  # padded-token budget per batch (None: no budget)
+
+    def __post_init__(self):
+        self.max_batch = check_int("max_batch", self.max_batch, 1, 4096)
+        self.max_delay_ms = check_float("max_delay_ms", self.max_delay_ms, 0.0, 60_000.0)
+        self.max_queue = check_int("max_queue", self.max_queue, 1)
+        if self.max_tokens is not None:
+            self.max_tokens = check_int("max_tokens", self.max_tokens, 1)
+
+    @property
+    def token_budget(self) -> float:
+        return math.inf if self.max_tokens is None else self.max_tokens

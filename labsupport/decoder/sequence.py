@@ -1,0 +1,67 @@
+"""One generation request as the engine sees it: tokens so far, KV blocks, timestamps.
+
+Pure Python (no torch), so the scheduler and the KV-cache manager test on their own.
+Times are ms on the engine's clock; lengths are tokens.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Status(Enum):
+    WAITING = "waiting"     # queued (new, or preempted and waiting to be recomputed)
+    RUNNING = "running"     # holds KV blocks and a place in the batch
+    FINISHED = "finished"   # produced all its tokens (may still hold its place: request-level)
+
+
+@dataclass(eq=False)
+class Sequence:
+    """A prompt and the tokens generated for it. ``max_new_tokens`` is enforced exactly
+    (EOS is ignored), as the trace's generated-token count."""
+    id: int
+    prompt: list[int]
+    max_new_tokens: int
+    arrival: float = 0.0                  # ms
+    output: list[int] = field(default_factory=list)
+    status: Status = Status.WAITING
+    block_table: list[int] = field(default_factory=list)  # KV blocks, in token order
+    num_cached: int = 0                   # tokens whose K/V sit in the cache
+    admitted: float = math.nan            # ms, first admission
+    first_token: float = math.nan         # ms, when output[0] was produced
+    finish: float = math.nan              # ms, when the last token was produced
+    preemptions: int = 0
+    token_times: list[float] = field(default_factory=list)  # ms, one per output token
+
+    def __post_init__(self):
+        if not self.prompt:
+            raise ValueError(f"sequence {self.id}: prompt must hold at least 1 token")
+        if self.max_new_tokens < 1:
+            raise ValueError(f"sequence {self.id}: max_new_tokens must be >= 1, "
+                             f"got {self.max_new_tokens}")
+
+    @property
+    def tokens(self) -> list[int]:
+        return self.prompt + self.output
+
+    def __len__(self) -> int:
+        return len(self.prompt) + len(self.output)
+
+    @property
+    def uncached(self) -> int:
+        """Tokens still to run through the model before the next token can be sampled."""
+        return len(self) - self.num_cached
+
+    @property
+    def done(self) -> bool:
+        return len(self.output) >= self.max_new_tokens
+
+    @property
+    def max_len(self) -> int:
+        """Tokens of KV this sequence needs at most (its last sampled token is never fed back)."""
+        return len(self.prompt) + self.max_new_tokens - 1
+
+    @property
+    def in_prefill(self) -> bool:
+        return self.uncached > 1

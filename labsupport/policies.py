@@ -1,0 +1,198 @@
+"""Batching policies: given the queue, the clock and whether the executor is busy, decide.
+
+A policy answers ``Dispatch(indices)`` (run these queued requests now, as one batch) or
+``Wait(until)`` (ask again at ``until`` ms, or at the next event when ``until`` is None).
+The simulator (``sim``) and the asyncio runtime (``runtime``) both ask the same objects,
+so what a student sees in a plot is what the real server does.
+
+Queue items only need ``.arrival`` (ms) and ``.length`` (tokens). Policies may keep state
+(a window timer); call ``reset()`` before reusing one for a new run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+from .config import BatchConfig
+from .validate import check_choice
+
+
+class Queued(Protocol):
+    arrival: float
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class Dispatch:
+    indices: tuple[int, ...]  # positions in the queue, in batch order
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    until: float | None = None  # ms; None: until the next arrival or completion
+
+
+WAIT = Wait(None)
+
+
+class Policy:
+    """Base class: subclasses implement ``decide``. ``cfg`` holds the knobs."""
+    name = "base"
+
+    def __init__(self, cfg: BatchConfig | None = None, **knobs):
+        self.cfg = cfg if cfg is not None else BatchConfig(**knobs)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget any timer state (start of a new run)."""
+
+    def decide(self, queue: Sequence[Queued], now: float, busy: bool) -> Dispatch | Wait:
+        raise NotImplementedError
+
+    def _head(self, queue: Sequence[Queued]) -> Dispatch:
+        """The oldest requests, up to ``max_batch`` and the padded-token budget."""
+        budget, longest, n = self.cfg.token_budget, 0, 0
+        for item in queue:
+            longest = max(longest, item.length)
+            if n == self.cfg.max_batch or (n and longest * (n + 1) > budget):
+                break
+            n += 1
+        return Dispatch(tuple(range(max(n, 1))))
+
+    def __repr__(self) -> str:
+        c = self.cfg
+        return f"{type(self).__name__}(max_batch={c.max_batch}, max_delay_ms={c.max_delay_ms})"
+
+
+class Naive(Policy):
+    """One request at a time, as soon as the executor is free: no batching at all."""
+    name = "naive"
+
+    def decide(self, queue, now, busy):
+        return WAIT if busy or not queue else Dispatch((0,))
+
+
+class Window(Policy):
+    """The lesson's sample: a timer starts when a request lands in an empty queue; when it
+    fires, up to ``max_batch`` go; leftovers start a new timer. It always waits the full
+    window, even when alone or when a full batch is already waiting."""
+    name = "window"
+
+    def reset(self):
+        self._deadline: float | None = None
+
+    def decide(self, queue, now, busy):
+        if not queue:
+            self._deadline = None
+            return WAIT
+        if self._deadline is None:
+            self._deadline = queue[0].arrival + self.cfg.max_delay_ms
+        if now < self._deadline:
+            return Wait(self._deadline)
+        if busy:
+            return WAIT
+        batch = self._head(queue)
+        left = len(queue) > len(batch.indices)
+        self._deadline = now + self.cfg.max_delay_ms if left else None
+        return batch
+
+
+class Early(Policy):
+    """The window fixed twice: a full batch (``max_batch`` waiting) goes at once, and the
+    wait is measured from the oldest waiting request's arrival, so no request waits more
+    than ``max_delay_ms`` for the window (leftovers get no fresh window)."""
+    name = "early"
+
+    def decide(self, queue, now, busy):
+        if busy or not queue:
+            return WAIT
+        due = queue[0].arrival + self.cfg.max_delay_ms
+        if len(queue) >= self.cfg.max_batch or now >= due:
+            return self._head(queue)
+        return Wait(due)
+
+
+class WorkConserving(Policy):
+    """Never idle with work waiting: an idle executor takes the oldest requests now; while
+    it is busy the batch keeps growing (up to ``max_batch``). With one executor the wait is
+    bounded by the running batch, so ``max_delay_ms`` never needs to be spent on purpose."""
+    name = "work_conserving"
+
+    def decide(self, queue, now, busy):
+        return WAIT if busy or not queue else self._head(queue)
+
+
+POLICIES: dict[str, type[Policy]] = {
+    p.name: p for p in (Naive, Window, Early, WorkConserving)}
+
+
+def make_policy(policy: str | Policy = "work_conserving", cfg: BatchConfig | None = None,
+                **knobs) -> Policy:
+    """A policy by name (``naive``, ``window``, ``early``, ``work_conserving``) or as given."""
+    if isinstance(policy, Policy):
+        return policy
+    check_choice("policy", policy, POLICIES)
+    return POLICIES[policy](cfg, **knobs)
+
+
+class Bucketed(Policy):
+    """Length buckets: every batch holds requests of one bucket (``edges``, tokens), so rows
+    pad to similar lengths. Work-conserving: an idle executor goes at once, with the bucket
+    that fills the biggest batch (ties: the older head). Aging: once the oldest request has
+    waited ``max_delay_ms``, its bucket goes first, so no bucket starves. Each batch takes
+    its bucket's oldest requests up to ``max_batch`` and the padded-token budget
+    (``max_tokens``; rows pad to the batch's longest, or to the bucket edge with
+    ``static=True``). Lengths above the last edge form one overflow bucket. Only the
+    oldest ``window`` requests are scanned (default 16 × ``max_batch``), bounding the cost
+    of a decision under overload."""
+    name = "bucketed"
+    DEFAULT_EDGES = (16, 24, 32, 48, 64, 96, 128, 192, 256)  # MiniLM's range, ~1.5× steps
+
+    def __init__(self, cfg: BatchConfig | None = None, edges=None, static: bool = False,
+                 window: int | None = None, **knobs):
+        from .padding import check_edges
+        from .validate import check_int
+        super().__init__(cfg, **knobs)
+        edges = edges if edges is not None else getattr(self.cfg, "edges", None)
+        self.edges = check_edges(edges if edges is not None else self.DEFAULT_EDGES)
+        self.static = bool(static)
+        self.window = None if window is None else check_int("window", window, 1)
+
+    def bucket(self, length: int) -> int:
+        """Bucket index of ``length`` (``len(edges)`` = the overflow bucket)."""
+        from .padding import bucket_of
+        return bucket_of(length, self.edges)
+
+    def decide(self, queue, now, busy):
+        if busy or not queue:
+            return WAIT
+        scan = min(len(queue), self.window or 16 * self.cfg.max_batch)
+        groups: dict[int, list[int]] = {}
+        for k in range(scan):
+            groups.setdefault(self.bucket(queue[k].length), []).append(k)
+        oldest = min(range(scan), key=lambda k: queue[k].arrival)
+        if now - queue[oldest].arrival >= self.cfg.max_delay_ms:
+            return self._fill(queue, groups[self.bucket(queue[oldest].length)])
+        best = max((self._fill(queue, g) for g in groups.values()),
+                   key=lambda d: (len(d.indices), -queue[d.indices[0]].arrival))
+        return best
+
+    def _fill(self, queue, members: list[int]) -> Dispatch:
+        """The bucket's oldest members, up to ``max_batch`` and the token budget."""
+        budget, cap = self.cfg.token_budget, self.cfg.max_batch
+        edge = self.edges[self.bucket(queue[members[0]].length)] \
+            if self.static and queue[members[0]].length <= self.edges[-1] else 0
+        take, longest = [], edge
+        for k in members:
+            top = max(longest, queue[k].length)
+            if take and (len(take) == cap or top * (len(take) + 1) > budget):
+                break
+            take.append(k)
+            longest = top
+        return Dispatch(tuple(take))
+
+    def __repr__(self) -> str:
+        return f"{super().__repr__()[:-1]}, edges={self.edges})"
+
+
+POLICIES["bucketed"] = Bucketed

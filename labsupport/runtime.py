@@ -1,0 +1,261 @@
+"""An asyncio micro-batcher for a real model, driven by the same policies as the simulator.
+
+    async with MicroBatcher(embed, max_batch=32, max_delay_ms=5) as mb:
+        vec = await mb.submit("a sentence")
+
+Guarantees: each result reaches its own caller; a model that raises fails only its batch
+(and, with ``isolate_errors``, only the poison request); a wrong number of outputs is an
+error for every caller of that batch, never a silent drop; cancelled callers leave the
+queue before their batch runs; a full queue rejects at once; ``close()`` finishes or
+rejects every pending request. A sync ``infer_fn`` runs in a worker thread, so the event
+loop keeps accepting requests while the model computes.
+"""
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections import Counter, deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Sequence
+
+from .config import BatchConfig
+from .policies import Dispatch, Policy, make_policy
+
+
+class QueueFull(RuntimeError):
+    """The batcher already holds ``max_queue`` waiting requests."""
+
+
+class BatcherClosed(RuntimeError):
+    """The batcher is closed (or closing without draining)."""
+
+
+class BatchSizeMismatch(RuntimeError):
+    """``infer_fn`` returned a different number of outputs than it was given inputs."""
+
+
+@dataclass(slots=True)
+class _Pending:
+    item: Any
+    arrival: float  # ms on the loop's clock
+    length: int
+    future: asyncio.Future
+
+
+@dataclass
+class BatchRecord:
+    """One executed batch: sizes, padded/real tokens, and the requests' waits (ms)."""
+    size: int
+    padded_tokens: int
+    real_tokens: int
+    start_ms: float
+    end_ms: float
+    waits_ms: list[float]
+    ok: bool
+
+
+@dataclass
+class BatcherStats:
+    """Counters a dashboard or a test can read. ``history`` keeps the last batches."""
+    submitted: int = 0
+    completed: int = 0
+    failed: int = 0
+    rejected: int = 0
+    cancelled: int = 0
+    batches: int = 0
+    batch_sizes: Counter = field(default_factory=Counter)
+    history: deque = field(default_factory=lambda: deque(maxlen=2048))
+
+
+class MicroBatcher:
+    """Gathers concurrent ``submit`` calls into batches for ``infer_fn(list) -> list``.
+
+    ``policy``: a name from ``labsupport.policies.POLICIES`` or a ``Policy`` object.
+    ``length_fn(item) -> tokens`` feeds length-aware policies (default: every item is 1).
+    ``isolate_errors``: when a batch raises, retry its requests one by one so that only
+    the failing request gets the exception."""
+
+    def __init__(self, infer_fn: Callable[[list], Sequence | Awaitable[Sequence]], *,
+                 max_batch: int = 32, max_delay_ms: float = 5.0,
+                 policy: str | Policy = "work_conserving", max_queue: int = 1024,
+                 max_tokens: int | None = None, length_fn: Callable[[Any], int] | None = None,
+                 isolate_errors: bool = True):
+        if not callable(infer_fn):
+            raise TypeError(f"infer_fn must be callable, got {infer_fn!r}")
+        self.cfg = BatchConfig(max_batch=max_batch, max_delay_ms=max_delay_ms,
+                               max_queue=max_queue, max_tokens=max_tokens)
+        self.policy = make_policy(policy, self.cfg) if isinstance(policy, str) else policy
+        self.infer_fn = infer_fn
+        self.length_fn = length_fn
+        self.isolate_errors = isolate_errors
+        self.stats = BatcherStats()
+        self._async = inspect.iscoroutinefunction(infer_fn)
+        self._queue: deque[_Pending] = deque()
+        self._task: asyncio.Task | None = None
+        self._wake: asyncio.Event | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._closing = False
+        self._drain = True
+
+    # ---- knobs ----------------------------------------------------------------------
+    def reconfigure(self, **knobs) -> BatchConfig:
+        """Change ``max_batch`` / ``max_delay_ms`` / ``max_queue`` / ``max_tokens`` live."""
+        merged = {**self.cfg.__dict__, **knobs}
+        new = BatchConfig(**merged)  # validates before anything changes
+        self.cfg.__dict__.update(new.__dict__)
+        if self._wake:
+            self._wake.set()
+        return self.cfg
+
+    @property
+    def queue_depth(self) -> int:
+        return len(self._queue)
+
+    # ---- lifecycle ------------------------------------------------------------------
+    async def start(self) -> "MicroBatcher":
+        if self._task is None:
+            if self._closing:
+                raise BatcherClosed("this MicroBatcher was closed; make a new one")
+            self.policy.reset()
+            self._wake = asyncio.Event()
+            self._pool = None if self._async else ThreadPoolExecutor(1, "microbatcher")
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        return self
+
+    async def __aenter__(self) -> "MicroBatcher":
+        return await self.start()
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    async def close(self, *, drain: bool = True) -> None:
+        """Stop accepting work; ``drain=True`` runs what is queued, else rejects it."""
+        self._closing, self._drain = True, self._drain and drain
+        if self._task is None:
+            self._fail_all(BatcherClosed("batcher closed before it started"))
+            return
+        self._wake.set()
+        try:
+            await self._task
+        finally:
+            if self._pool:
+                self._pool.shutdown(wait=False)
+
+    # ---- requests -------------------------------------------------------------------
+    async def submit(self, item: Any, *, length: int | None = None) -> Any:
+        """Queue ``item`` and wait for its own result (or its own exception)."""
+        if self._closing:
+            raise BatcherClosed("batcher is closed; no new requests")
+        await self.start()
+        if len(self._queue) >= self.cfg.max_queue:
+            self.stats.rejected += 1
+            raise QueueFull(f"queue full: {len(self._queue)} requests waiting "
+                            f"(max_queue={self.cfg.max_queue}); retry later")
+        if length is None:
+            length = self.length_fn(item) if self.length_fn else 1
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        self._queue.append(_Pending(item, loop.time() * 1000.0, int(length), fut))
+        self.stats.submitted += 1
+        self._wake.set()
+        return await fut
+
+    # ---- the scheduler --------------------------------------------------------------
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                self._wake.clear()
+                self._drop_cancelled()
+                if self._closing and (not self._queue or not self._drain):
+                    break
+                if not self._queue:
+                    await self._wake.wait()
+                    continue
+                now = loop.time() * 1000.0
+                d = self.policy._head(self._queue) if self._closing else \
+                    self.policy.decide(self._queue, now, False)
+                if isinstance(d, Dispatch):
+                    await self._execute(self._take(d.indices), loop)
+                    continue
+                timeout = None if d.until is None else max(0.0, (d.until - now) / 1000.0)
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout)
+                except asyncio.TimeoutError:
+                    pass
+        except BaseException as exc:  # a policy bug must not leave callers hanging
+            self._fail_all(exc if isinstance(exc, Exception) else BatcherClosed("cancelled"))
+            raise
+        finally:
+            self._fail_all(BatcherClosed("batcher closed without draining"))
+
+    def _drop_cancelled(self) -> None:
+        if any(p.future.done() for p in self._queue):
+            keep = deque(p for p in self._queue if not p.future.done())
+            self.stats.cancelled += len(self._queue) - len(keep)
+            self._queue = keep
+
+    def _take(self, indices: tuple[int, ...]) -> list[_Pending]:
+        if indices == tuple(range(len(indices))):
+            return [self._queue.popleft() for _ in indices]
+        chosen = set(indices)
+        batch = [self._queue[k] for k in indices]
+        self._queue = deque(p for k, p in enumerate(self._queue) if k not in chosen)
+        return batch
+
+    def _fail_all(self, exc: BaseException) -> None:
+        while self._queue:
+            p = self._queue.popleft()
+            if not p.future.done():
+                p.future.set_exception(exc)
+                self.stats.failed += 1
+
+    async def _call(self, items: list, loop) -> Sequence:
+        if self._async:
+            return await self.infer_fn(items)
+        return await loop.run_in_executor(self._pool, self.infer_fn, items)
+
+    async def _execute(self, batch: list[_Pending], loop) -> None:
+        items = [p.item for p in batch]
+        start = loop.time() * 1000.0
+        ok = True
+        try:
+            outs = await self._call(items, loop)
+            if not hasattr(outs, "__len__") or len(outs) != len(items):
+                got = len(outs) if hasattr(outs, "__len__") else type(outs).__name__
+                raise BatchSizeMismatch(f"infer_fn returned {got} outputs for "
+                                        f"{len(items)} inputs; it must return one per input")
+        except BatchSizeMismatch as exc:
+            ok = False
+            for p in batch:
+                self._settle(p, exc=exc)
+        except Exception as exc:
+            ok = False
+            if self.isolate_errors and len(batch) > 1:
+                for p in batch:
+                    await self._execute([p], loop)
+                return
+            for p in batch:
+                self._settle(p, exc=exc)
+        else:
+            for p, out in zip(batch, outs):
+                self._settle(p, out)
+        end = loop.time() * 1000.0
+        longest = max(p.length for p in batch)
+        self.stats.batches += 1
+        self.stats.batch_sizes[len(batch)] += 1
+        self.stats.history.append(BatchRecord(
+            len(batch), longest * len(batch), sum(p.length for p in batch), start, end,
+            [start - p.arrival for p in batch], ok))
+
+    def _settle(self, p: _Pending, out: Any = None, exc: BaseException | None = None) -> None:
+        if p.future.done():  # the caller gave up while its batch ran
+            return
+        if exc is None:
+            p.future.set_result(out)
+            self.stats.completed += 1
+        else:
+            p.future.set_exception(exc)
+            self.stats.failed += 1

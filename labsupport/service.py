@@ -1,0 +1,462 @@
+"""``labsupport serve``: an HTTP embedding service on 127.0.0.1 with a micro-batcher in
+front of the encoder (FastAPI + uvicorn).
+
+Endpoints: ``POST /embed`` ``{"input": "text" | ["text", …]}`` → embeddings;
+``GET /metrics`` (Prometheus text format); ``GET|POST /config`` (``max_batch``,
+``max_delay_ms``, ``max_queue``, ``policy``; changed on the running service);
+``GET /stats`` (JSON of the last few seconds, for the dashboard); ``GET /healthz``.
+
+A full queue answers 429 at once (bounded memory: at most ``max_queue`` waiting texts);
+bad input answers 4xx naming the field and its allowed range. ``--model fake`` sleeps
+``a + b·n`` ms per batch instead of running MiniLM, for tests and demos without the model.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .config import BatchConfig
+from .policies import POLICIES, make_policy
+from .runtime import BatcherClosed, MicroBatcher, QueueFull
+from .service_model import ServiceModel
+from .service_stats import ServiceMetrics
+from .validate import check_choice, check_int
+
+HOST = "127.0.0.1"  # loopback only: the lab never exposes a port to the network
+CONFIG_KNOBS = ("max_batch", "max_delay_ms", "max_queue", "policy")
+
+
+class FakeEncoder:
+    """A stand-in encoder: sleeps ``cost(n, padded tokens)`` ms of a ``ServiceModel``
+    (default: the lab's toy 5 ms + 0.2 ms per item) and returns deterministic unit vectors.
+    Tokens are whitespace words + 2 (like [CLS] … [SEP])."""
+
+    def __init__(self, cost: ServiceModel | None = None, dim: int = 16, max_length: int = 256):
+        self.cost = cost or ServiceModel()
+        self.dim = check_int("dim", dim, 1, 4096)
+        self.max_length = check_int("max_length", max_length, 3)
+        self.name = (f"fake({self.cost.fixed_ms:g} ms + {self.cost.per_item_ms:g} ms/item"
+                     f" + {self.cost.per_token_ms:g} ms/token)")
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split()) + 2
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        longest = max((self.count_tokens(t) for t in texts), default=0)
+        time.sleep(self.cost.cost(len(texts), longest * len(texts)) / 1000.0)
+        seeds = [sum(t.encode()) + 7 * len(t) for t in texts]
+        vecs = np.stack([np.random.default_rng(s).standard_normal(self.dim) for s in seeds]) \
+            if texts else np.zeros((0, self.dim))
+        return vecs / np.linalg.norm(vecs, axis=1, keepdims=True).clip(1e-12)
+
+
+def load_model(name: str, **fake_knobs):
+    """``"fake"`` → FakeEncoder(**fake_knobs); ``"minilm"`` → the real encoder (CUDA if any)."""
+    check_choice("model", name, ("fake", "minilm"))
+    if name == "fake":
+        return FakeEncoder(ServiceModel(**{k: v for k, v in fake_knobs.items()
+                                           if k in ("fixed_ms", "per_item_ms", "per_token_ms")}))
+    from .encoder import load_encoder
+    enc = load_encoder()
+    enc.name = getattr(enc, "name", "all-MiniLM-L6-v2")
+    return enc
+
+
+class BadInput(ValueError):
+    """A client error: ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, msg: str, status: int = 422):
+        super().__init__(msg)
+        self.status = status
+
+
+@dataclass
+class Limits:
+    """Per-request input limits (checked before anything is queued)."""
+    max_items: int = 64            # texts per request; bigger lists should be split by the client
+    max_body_bytes: int = 1 << 20  # 1 MiB: far above 64 texts of 256 tokens
+
+
+def parse_embed(body: bytes, model, limits: Limits) -> list[tuple[str, int]]:
+    """Validate a ``/embed`` body; return ``[(text, tokens), …]`` or raise ``BadInput``."""
+    if len(body) > limits.max_body_bytes:
+        raise BadInput(f"request body is {len(body)} bytes; allowed at most "
+                       f"{limits.max_body_bytes}", 413)
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadInput(f"body must be JSON like {{\"input\": \"text\"}}: {exc}", 400) from None
+    if not isinstance(data, dict) or "input" not in data:
+        raise BadInput('body must be a JSON object with the field "input" '
+                       '(a string or a list of 1..%d strings)' % limits.max_items)
+    extra = set(data) - {"input"}
+    if extra:
+        raise BadInput(f"unknown field(s) {sorted(extra)}; the only field is \"input\"")
+    texts = data["input"]
+    single = isinstance(texts, str)
+    texts = [texts] if single else texts
+    if not isinstance(texts, list):
+        raise BadInput(f"input must be a string or a list of strings, got "
+                       f"{type(texts).__name__}")
+    if not 1 <= len(texts) <= limits.max_items:
+        raise BadInput(f"input must hold 1..{limits.max_items} texts, got {len(texts)}")
+    out = []
+    for k, t in enumerate(texts):
+        name = "input" if single else f"input[{k}]"
+        if not isinstance(t, str):
+            raise BadInput(f"{name} must be a string, got {type(t).__name__}")
+        if not t.strip():
+            raise BadInput(f"{name} is empty; give 1..{model.max_length} tokens of text")
+        n = model.count_tokens(t)
+        if n > model.max_length:
+            raise BadInput(f"{name} has {n} tokens; allowed 1..{model.max_length} tokens "
+                           "(split the text or truncate it)", 413)
+        out.append((t, n))
+    return out
+
+
+def parse_config(body: bytes) -> dict[str, Any]:
+    """Validate a ``/config`` body into knobs (values checked later by ``BatchConfig``)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadInput(f"body must be JSON like {{\"max_batch\": 16}}: {exc}", 400) from None
+    if not isinstance(data, dict) or not data:
+        raise BadInput(f"body must be a JSON object with one or more of {list(CONFIG_KNOBS)}")
+    extra = set(data) - set(CONFIG_KNOBS)
+    if extra:
+        raise BadInput(f"unknown knob(s) {sorted(extra)}; allowed: {list(CONFIG_KNOBS)}")
+    if "policy" in data:
+        try:
+            check_choice("policy", data["policy"], POLICIES)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+    return data
+
+
+class EmbeddingService:
+    """The model behind a ``MicroBatcher``, plus metrics; the FastAPI app wraps this."""
+
+    def __init__(self, model, cfg: BatchConfig, policy: str = "work_conserving",
+                 limits: Limits | None = None):
+        self.model, self.limits = model, limits or Limits()
+        self.policy_name = check_choice("policy", policy, POLICIES)
+        self.metrics = ServiceMetrics()
+        self.batcher = MicroBatcher(self._infer, max_batch=cfg.max_batch,
+                                    max_delay_ms=cfg.max_delay_ms, max_queue=cfg.max_queue,
+                                    max_tokens=cfg.max_tokens, policy=policy)
+
+    def _infer(self, items: list[tuple[str, int, float]]) -> list:
+        start = time.perf_counter()
+        vecs = self.model.embed([t for t, _, _ in items])
+        end = time.perf_counter()
+        lengths = [n for _, n, _ in items]
+        self.metrics.batch(len(items), max(lengths) * len(items), sum(lengths),
+                           [(start - t0) * 1000.0 for _, _, t0 in items],
+                           (end - start) * 1000.0)
+        return list(np.asarray(vecs, dtype=float))
+
+    def config(self) -> dict[str, Any]:
+        c = self.batcher.cfg
+        return {"max_batch": c.max_batch, "max_delay_ms": c.max_delay_ms,
+                "max_queue": c.max_queue, "policy": self.policy_name}
+
+    def reconfigure(self, knobs: dict[str, Any]) -> dict[str, Any]:
+        knobs = dict(knobs)
+        policy = knobs.pop("policy", None)
+        try:
+            self.batcher.reconfigure(**knobs)  # BatchConfig validates before changing
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        if policy is not None and policy != self.policy_name:
+            self.batcher.policy = make_policy(policy, self.batcher.cfg)
+            self.policy_name = policy
+        self.metrics.config_changes += 1
+        return self.config()
+
+    async def embed(self, items: list[tuple[str, int]]) -> list:
+        """Queue every text; all or nothing: a full queue rejects the whole request."""
+        if self.batcher.queue_depth + len(items) > self.batcher.cfg.max_queue:
+            self.batcher.stats.rejected += len(items)
+            raise QueueFull(f"queue full: {self.batcher.queue_depth} texts waiting, "
+                            f"max_queue={self.batcher.cfg.max_queue}; retry later")
+        now = time.perf_counter()
+        tasks = [asyncio.ensure_future(self.batcher.submit((t, n, now), length=n))
+                 for t, n in items]
+        try:
+            return await asyncio.gather(*tasks)
+        except BaseException:
+            for t in tasks:  # the request failed as a whole: drop its other texts
+                t.cancel()
+            raise
+
+
+def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file=None):
+    """The FastAPI app around ``svc``. ``parent_pid``: exit when that process is gone.
+    ``ready_file``: written with the URL once the batcher runs (for background starts)."""
+    from contextlib import asynccontextmanager
+
+    from fastapi import FastAPI, Request
+    from fastapi.responses import JSONResponse, PlainTextResponse
+
+    def err(status: int, msg: str, **extra) -> JSONResponse:
+        headers = {"Retry-After": "1"} if status in (429, 503) else None
+        return JSONResponse({"error": msg, **extra}, status_code=status, headers=headers)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        await svc.batcher.start()
+        watch = asyncio.create_task(_watch_parent(app, parent_pid)) if parent_pid else None
+        if ready_file:
+            _write_ready(ready_file, app.state.url)
+        yield
+        if watch:
+            watch.cancel()
+        await svc.batcher.close(drain=True)
+
+    app = FastAPI(title="labsupport embedding service", lifespan=lifespan)
+    app.state.url = None
+
+    @app.post("/embed")
+    async def embed(request: Request):
+        t0 = time.perf_counter()
+        try:
+            items = parse_embed(await request.body(), svc.model, svc.limits)
+        except BadInput as exc:
+            svc.metrics.outcome("bad_input")
+            return err(exc.status, str(exc))
+        try:
+            vecs = await svc.embed(items)
+        except QueueFull as exc:
+            svc.metrics.outcome("rejected", (time.perf_counter() - t0) * 1000.0)
+            return err(429, str(exc), queue_depth=svc.batcher.queue_depth)
+        except BatcherClosed:
+            svc.metrics.outcome("unavailable")
+            return err(503, "service is shutting down")
+        except Exception as exc:  # the model failed for this request only
+            svc.metrics.outcome("error")
+            return err(500, f"model error: {type(exc).__name__}: {exc}")
+        ms = (time.perf_counter() - t0) * 1000.0
+        svc.metrics.outcome("ok", ms, n=len(items))
+        return {"embeddings": [v.round(6).tolist() for v in vecs],
+                "tokens": [n for _, n in items], "latency_ms": round(ms, 3)}
+
+    @app.get("/metrics")
+    async def metrics():
+        return PlainTextResponse(svc.metrics.prometheus(svc),
+                                 media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    @app.get("/stats")
+    async def stats(window_s: float = 2.0):
+        return svc.metrics.snapshot(svc, max(0.2, min(window_s, 60.0)))
+
+    @app.get("/config")
+    async def get_config():
+        return svc.config()
+
+    @app.post("/config")
+    async def set_config(request: Request):
+        try:
+            return svc.reconfigure(parse_config(await request.body()))
+        except BadInput as exc:
+            return err(exc.status, str(exc), config=svc.config())
+
+    @app.get("/healthz")
+    async def healthz():
+        return {"status": "ok", "model": svc.model.name, "queue_depth": svc.batcher.queue_depth,
+                **svc.config()}
+
+    return app
+
+
+async def _watch_parent(app, parent_pid: int) -> None:
+    """Ask uvicorn to stop once the parent process (a notebook kernel) has gone."""
+    while _alive(parent_pid) and os.getppid() == parent_pid:
+        await asyncio.sleep(0.5)
+    server = getattr(app.state, "server", None)
+    if server is not None:
+        server.should_exit = True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _write_ready(path, url: str) -> None:
+    tmp = Path(f"{path}.tmp")
+    tmp.write_text(url)
+    tmp.replace(path)
+
+
+def free_socket(port: int = 0) -> socket.socket:
+    """A listening-ready TCP socket on 127.0.0.1 (``port=0``: a free port)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, port))
+    return sock
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="labsupport serve", description=__doc__.split("\n\n")[0])
+    p.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (0: any free)")
+    p.add_argument("--model", default="minilm", choices=("minilm", "fake"))
+    p.add_argument("--fake-fixed-ms", type=float, default=5.0, help="fake model: ms per batch")
+    p.add_argument("--fake-per-item-ms", type=float, default=0.2, help="fake model: ms per text")
+    p.add_argument("--fake-per-token-ms", type=float, default=0.0,
+                   help="fake model: ms per padded token")
+    p.add_argument("--max-batch", type=int, default=BatchConfig.max_batch)
+    p.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms)
+    p.add_argument("--max-queue", type=int, default=256,
+                   help="texts allowed to wait; more → 429 (bounds memory and latency)")
+    p.add_argument("--policy", default="work_conserving", choices=sorted(POLICIES))
+    p.add_argument("--max-items", type=int, default=Limits.max_items, help="texts per request")
+    p.add_argument("--ready-file", help="write the URL here once serving")
+    p.add_argument("--parent-pid", type=int, help="stop when this process exits")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    import uvicorn
+    try:
+        cfg = BatchConfig(max_batch=args.max_batch, max_delay_ms=args.max_delay_ms,
+                          max_queue=args.max_queue)
+        check_int("port", args.port, 0, 65535)
+        limits = Limits(max_items=check_int("max_items", args.max_items, 1, 4096))
+        model = load_model(args.model, fixed_ms=args.fake_fixed_ms,
+                           per_item_ms=args.fake_per_item_ms, per_token_ms=args.fake_per_token_ms)
+    except ValueError as exc:
+        print(f"labsupport serve: {exc}", file=sys.stderr)
+        return 2
+    svc = EmbeddingService(model, cfg, args.policy, limits)
+    sock = free_socket(args.port)
+    url = f"http://{HOST}:{sock.getsockname()[1]}"
+    app = make_app(svc, parent_pid=args.parent_pid, ready_file=args.ready_file)
+    app.state.url = url
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                           timeout_graceful_shutdown=5, backlog=4096))
+    app.state.server = server
+    print(f"labsupport serve: {model.name}, {svc.config()} on {url}", flush=True)
+    server.run(sockets=[sock])
+    return 0
+
+
+# ---- running the service in the background (notebooks, tests) ------------------------
+
+class ServiceHandle:
+    """A service running in a child process. Stops on ``stop()``, on garbage collection,
+    at interpreter exit, and (through ``--parent-pid``) when this process dies."""
+
+    def __init__(self, proc: subprocess.Popen, url: str, log_path: Path):
+        self.proc, self.url, self.log_path = proc, url, log_path
+        self._finalizer = weakref.finalize(self, _stop_process, proc)
+
+    def get(self, path: str, **params) -> Any:
+        import httpx
+        r = httpx.get(self.url + path, params=params, timeout=10)
+        r.raise_for_status()
+        return r.text if path == "/metrics" else r.json()
+
+    def stats(self, window_s: float = 2.0) -> dict:
+        return self.get("/stats", window_s=window_s)
+
+    def configure(self, **knobs) -> dict:
+        """POST new knobs; raises ``ValueError`` with the service's message when refused."""
+        import httpx
+        r = httpx.post(self.url + "/config", json=knobs, timeout=10)
+        if r.status_code != 200:
+            raise ValueError(r.json().get("error", r.text))
+        return r.json()
+
+    def embed(self, texts: str | list[str]) -> np.ndarray:
+        import httpx
+        r = httpx.post(self.url + "/embed", json={"input": texts}, timeout=30)
+        if r.status_code != 200:
+            raise RuntimeError(f"{r.status_code}: {r.json().get('error', r.text)}")
+        return np.asarray(r.json()["embeddings"])
+
+    @property
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self) -> None:
+        self._finalizer()
+
+    def __enter__(self) -> "ServiceHandle":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"ServiceHandle({self.url}, pid={self.proc.pid}, running={self.running})"
+
+
+def _stop_process(proc: subprocess.Popen, timeout_s: float = 8.0) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def spawn(module_argv: list[str], ready: Path, log: Path, timeout_s: float) -> subprocess.Popen:
+    """Start ``python -m labsupport.cli …`` with this process as ``--parent-pid``; wait
+    until ``ready`` exists (or raise with the child's log)."""
+    cmd = [sys.executable, "-m", "labsupport.cli", *module_argv, "--parent-pid", str(os.getpid())]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
+                                stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout_s
+    while not ready.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            _stop_process(proc)
+            tail = log.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"{' '.join(module_argv[:1])} did not start "
+                               f"(exit {proc.returncode}); log:\n{tail}")
+        time.sleep(0.05)
+    return proc
+
+
+def start_service(model: str = "fake", *, max_batch: int = 32, max_delay_ms: float = 5.0,
+                  max_queue: int = 256, policy: str = "work_conserving",
+                  fake_fixed_ms: float = 5.0, fake_per_item_ms: float = 0.2,
+                  timeout_s: float = 60.0) -> ServiceHandle:
+    """Start ``labsupport serve`` on a free 127.0.0.1 port in a child process."""
+    BatchConfig(max_batch=max_batch, max_delay_ms=max_delay_ms, max_queue=max_queue)
+    check_choice("model", model, ("fake", "minilm"))
+    tmp = Path(tempfile.mkdtemp(prefix="labsupport-serve-"))
+    argv = ["serve", "--port", "0", "--model", model, "--max-batch", str(max_batch),
+            "--max-delay-ms", str(max_delay_ms), "--max-queue", str(max_queue),
+            "--policy", policy, "--fake-fixed-ms", str(fake_fixed_ms),
+            "--fake-per-item-ms", str(fake_per_item_ms), "--ready-file", str(tmp / "ready")]
+    proc = spawn(argv, tmp / "ready", tmp / "serve.log", timeout_s)
+    return ServiceHandle(proc, (tmp / "ready").read_text().strip(), tmp / "serve.log")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

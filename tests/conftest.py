@@ -1,0 +1,30 @@
+"""Suite-wide settings: offline models, the venv's tools on PATH, and the markers."""
+import os
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# nbgrader shells out to alembic; jupyter to its kernels: the venv's bin must be on PATH.
+os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
+
+EXERCISE_ID = re.compile(r'"grade_id":\s*"((?:ex|kc)\d\d_\d+)"')
+
+
+def exercise_ids() -> list[str]:
+    """Every exercise id used as a grade_id in solutions/."""
+    ids = set()
+    for nb in ROOT.glob("solutions/*/*.ipynb"):
+        ids.update(EXERCISE_ID.findall(nb.read_text()))
+    return sorted(ids)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: notebook execution, nbgrader, browser, big models")
+    config.addinivalue_line("markers", "gpu: needs CUDA (skipped without it; has a CPU twin)")
+    for ex in exercise_ids():
+        config.addinivalue_line("markers", f"{ex}: tests of exercise {ex}")
