@@ -20,9 +20,13 @@ GOALS = {"work_conserving_saturation_fraction": ">= 0.97",
 
 
 def toy_model(model: ServiceModel):
-    """A model that sleeps ``model.cost(n)`` ms in its worker thread and echoes its inputs."""
+    """A model that takes ``model.cost(n)`` ms in its worker thread and echoes its inputs
+    (sleeps, then spins the last 0.2 ms: a plain sleep overshoots by ~0.1 ms)."""
     def infer(items: list) -> list:
-        time.sleep(model.cost(len(items)) / 1000.0)
+        end = time.perf_counter() + model.cost(len(items)) / 1000.0
+        time.sleep(max(0.0, end - time.perf_counter() - 0.0002))
+        while time.perf_counter() < end:
+            pass
         return items
     return infer
 
