@@ -10,7 +10,7 @@ from pathlib import Path
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 
-from labsupport.grading import generate_assignment_preprocessors
+from labsupport.grading import ShortTestErrors, generate_assignment_preprocessors
 
 c = get_config()  # noqa: F821
 ROOT = Path(__file__).resolve().parents[1]  # the repo root, wherever it is cloned
@@ -25,7 +25,9 @@ c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'autograde' / 'gradebook.db'}"
 
 # The stub left in each answer cell names its exercise: NotImplementedError("ex02_1: …").
 c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()
-# Feedback shows what a student wrote and which checks failed, never the hidden tests.
-c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests]
+# Feedback shows what a student wrote and which checks failed (the error and its message),
+# never the hidden tests: neither in the test cells nor in a traceback's context lines.
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests,
+                                    ShortTestErrors]
 # No solution cell needs more than 30 s; 60 s stops a student's infinite loop, then grading goes on.
 c.Execute.timeout = 60

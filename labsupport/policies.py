@@ -142,34 +142,47 @@ class Bucketed(Policy):
     waited ``max_delay_ms``, its bucket goes first, so no bucket starves. Each batch takes
     its bucket's oldest requests up to ``max_batch`` and the padded-token budget
     (``max_tokens``; rows pad to the batch's longest, or to the bucket edge with
-    ``static=True``). Lengths above the last edge form one overflow bucket. Only the
-    oldest ``window`` requests are scanned (default 16 × ``max_batch``), bounding the cost
-    of a decision under overload."""
+    ``static=True``). Default edges: ``labsupport.padding.DEFAULT_EDGES``. Lengths above
+    the last edge form one overflow bucket. Only the oldest ``window`` requests are scanned
+    (default 16 × ``max_batch``), bounding the cost of a decision under overload.
+    Edges: the constructor's ``edges``, else ``cfg.edges`` where ``BatchConfig`` has that
+    field (read at every decision, so a live reconfigure applies at once)."""
     name = "bucketed"
-    DEFAULT_EDGES = (16, 24, 32, 48, 64, 96, 128, 192, 256)  # MiniLM's range, ~1.5× steps
 
     def __init__(self, cfg: BatchConfig | None = None, edges=None, static: bool = False,
                  window: int | None = None, **knobs):
-        from .padding import check_edges
+        from .padding import DEFAULT_EDGES, bucket_of, check_edges
         from .validate import check_int
+        self._bucket_of, self._default = bucket_of, DEFAULT_EDGES
         super().__init__(cfg, **knobs)
-        edges = edges if edges is not None else getattr(self.cfg, "edges", None)
-        self.edges = check_edges(edges if edges is not None else self.DEFAULT_EDGES)
+        self._edges = None if edges is None else check_edges(edges)
         self.static = bool(static)
         self.window = None if window is None else check_int("window", window, 1)
 
+    @property
+    def edges(self) -> tuple[int, ...]:
+        """The constructor's ``edges``, else ``cfg.edges`` (read live), else the default."""
+        return self._edges or getattr(self.cfg, "edges", None) or self._default
+
     def bucket(self, length: int) -> int:
         """Bucket index of ``length`` (``len(edges)`` = the overflow bucket)."""
-        from .padding import bucket_of
-        return bucket_of(length, self.edges)
+        return self._bucket_of(length, self.edges)
+
+    def padded_tokens(self, batch) -> int:
+        """Tokens a batch computes: n × its longest, or n × its bucket edge when ``static``."""
+        longest = max(item.length for item in batch)
+        if self.static and longest <= self.edges[-1]:
+            longest = self.edges[self.bucket(longest)]
+        return len(batch) * longest
 
     def decide(self, queue, now, busy):
         if busy or not queue:
             return WAIT
         scan = min(len(queue), self.window or 16 * self.cfg.max_batch)
+        edges, bucket_of = self.edges, self._bucket_of
         groups: dict[int, list[int]] = {}
         for k in range(scan):
-            groups.setdefault(self.bucket(queue[k].length), []).append(k)
+            groups.setdefault(bucket_of(queue[k].length, edges), []).append(k)
         oldest = min(range(scan), key=lambda k: queue[k].arrival)
         if now - queue[oldest].arrival >= self.cfg.max_delay_ms:
             return self._fill(queue, groups[self.bucket(queue[oldest].length)])
@@ -180,8 +193,8 @@ class Bucketed(Policy):
     def _fill(self, queue, members: list[int]) -> Dispatch:
         """The bucket's oldest members, up to ``max_batch`` and the token budget."""
         budget, cap = self.cfg.token_budget, self.cfg.max_batch
-        edge = self.edges[self.bucket(queue[members[0]].length)] \
-            if self.static and queue[members[0]].length <= self.edges[-1] else 0
+        first = queue[members[0]].length
+        edge = self.edges[self.bucket(first)] if self.static and first <= self.edges[-1] else 0
         take, longest = [], edge
         for k in members:
             top = max(longest, queue[k].length)

@@ -23,11 +23,13 @@ import sys
 import tempfile
 import time
 import weakref
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from starlette.requests import Request  # module level: FastAPI resolves handler annotations
 
 from .config import BatchConfig
 from .policies import POLICIES, make_policy
@@ -71,9 +73,11 @@ def load_model(name: str, **fake_knobs):
         return FakeEncoder(ServiceModel(**{k: v for k, v in fake_knobs.items()
                                            if k in ("fixed_ms", "per_item_ms", "per_token_ms")}))
     from .encoder import load_encoder
-    enc = load_encoder()
-    enc.name = getattr(enc, "name", "all-MiniLM-L6-v2")
-    return enc
+    return load_encoder()
+
+
+def model_name(model) -> str:
+    return getattr(model, "name", None) or repr(model)
 
 
 class BadInput(ValueError):
@@ -208,9 +212,7 @@ class EmbeddingService:
 def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file=None):
     """The FastAPI app around ``svc``. ``parent_pid``: exit when that process is gone.
     ``ready_file``: written with the URL once the batcher runs (for background starts)."""
-    from contextlib import asynccontextmanager
-
-    from fastapi import FastAPI, Request
+    from fastapi import FastAPI
     from fastapi.responses import JSONResponse, PlainTextResponse
 
     def err(status: int, msg: str, **extra) -> JSONResponse:
@@ -234,8 +236,15 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
     @app.post("/embed")
     async def embed(request: Request):
         t0 = time.perf_counter()
+        body = await request.body()
+        if svc.batcher.queue_depth >= svc.batcher.cfg.max_queue:  # full: answer before parsing
+            svc.batcher.stats.rejected += 1
+            svc.metrics.outcome("rejected", (time.perf_counter() - t0) * 1000.0)
+            return err(429, f"queue full: {svc.batcher.queue_depth} texts waiting, max_queue="
+                            f"{svc.batcher.cfg.max_queue}; retry later",
+                       queue_depth=svc.batcher.queue_depth)
         try:
-            items = parse_embed(await request.body(), svc.model, svc.limits)
+            items = parse_embed(body, svc.model, svc.limits)
         except BadInput as exc:
             svc.metrics.outcome("bad_input")
             return err(exc.status, str(exc))
@@ -277,7 +286,7 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
 
     @app.get("/healthz")
     async def healthz():
-        return {"status": "ok", "model": svc.model.name, "queue_depth": svc.batcher.queue_depth,
+        return {"status": "ok", "model": model_name(svc.model), "queue_depth": svc.batcher.queue_depth,
                 **svc.config()}
 
     return app
@@ -310,8 +319,11 @@ def _write_ready(path, url: str) -> None:
 
 def free_socket(port: int = 0) -> socket.socket:
     """A listening-ready TCP socket on 127.0.0.1 (``port=0``: a free port)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP matters: asyncio only sets TCP_NODELAY on accepted sockets whose
+    # proto says TCP; without it every keep-alive response stalls ~40 ms (Nagle + delayed ACK)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((HOST, port))
     return sock
 
@@ -330,6 +342,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="texts allowed to wait; more → 429 (bounds memory and latency)")
     p.add_argument("--policy", default="work_conserving", choices=sorted(POLICIES))
     p.add_argument("--max-items", type=int, default=Limits.max_items, help="texts per request")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch CPU threads for the model (1: leaves a core to the HTTP loop; "
+                        "more threads spin and starve it on a small machine)")
     p.add_argument("--ready-file", help="write the URL here once serving")
     p.add_argument("--parent-pid", type=int, help="stop when this process exits")
     return p
@@ -343,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
                           max_queue=args.max_queue)
         check_int("port", args.port, 0, 65535)
         limits = Limits(max_items=check_int("max_items", args.max_items, 1, 4096))
+        if args.model != "fake":
+            import torch
+            torch.set_num_threads(check_int("threads", args.threads, 1, 256))
         model = load_model(args.model, fixed_ms=args.fake_fixed_ms,
                            per_item_ms=args.fake_per_item_ms, per_token_ms=args.fake_per_token_ms)
     except ValueError as exc:
@@ -356,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
                                            timeout_graceful_shutdown=5, backlog=4096))
     app.state.server = server
-    print(f"labsupport serve: {model.name}, {svc.config()} on {url}", flush=True)
+    print(f"labsupport serve: {model_name(model)}, {svc.config()} on {url}", flush=True)
     server.run(sockets=[sock])
     return 0
 
@@ -394,6 +412,29 @@ class ServiceHandle:
         if r.status_code != 200:
             raise RuntimeError(f"{r.status_code}: {r.json().get('error', r.text)}")
         return np.asarray(r.json()["embeddings"])
+
+    def wait_idle(self, timeout_s: float = 10.0) -> bool:
+        """Wait until no text is queued (True) or ``timeout_s`` passed (False)."""
+        deadline = time.monotonic() + timeout_s
+        while self.get("/healthz")["queue_depth"] > 0:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
+    def capacity(self, batch: int, tokens: int = 20, repeats: int = 3) -> float:
+        """Texts per second with batches of ``batch`` texts of ``tokens`` tokens, measured
+        now (median of ``repeats`` lone requests; call it on an idle service)."""
+        import httpx
+
+        from .loadgen import text_of
+        texts = [text_of(tokens, i) for i in range(check_int("batch", batch, 1, 4096))]
+        ms = []
+        for _ in range(check_int("repeats", repeats, 1, 100)):
+            r = httpx.post(self.url + "/embed", json={"input": texts}, timeout=60)
+            r.raise_for_status()
+            ms.append(r.json()["latency_ms"])
+        return 1000.0 * batch / float(np.median(ms))
 
     @property
     def running(self) -> bool:

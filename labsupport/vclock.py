@@ -9,6 +9,7 @@ it for real, with the clock stopped. Use ``loop.time()`` (not ``time.perf_counte
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any, Awaitable
 
 
@@ -53,7 +54,28 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
 
 def run(coro: Awaitable, *, timeout: float | None = None) -> Any:
     """Run ``coro`` on a fresh virtual-clock loop; ``timeout`` in virtual seconds raises
-    ``TimeoutError`` (use it to detect callers that would hang forever)."""
+    ``TimeoutError`` (use it to detect callers that would hang forever). Inside a running
+    loop (a Jupyter kernel) the virtual loop runs in a helper thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _run(coro, timeout)
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = _run(coro, timeout)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+    t = threading.Thread(target=target, name="vclock")
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _run(coro: Awaitable, timeout: float | None) -> Any:
     loop = VirtualClockLoop()
 
     async def main():

@@ -32,6 +32,7 @@ class Sequence:
     first_token: float = math.nan         # ms, when output[0] was produced
     finish: float = math.nan              # ms, when the last token was produced
     preemptions: int = 0
+    slot: int = -1                        # row of the batch it holds while running (-1: none)
     token_times: list[float] = field(default_factory=list)  # ms, one per output token
 
     def __post_init__(self):
@@ -44,6 +45,13 @@ class Sequence:
     @property
     def tokens(self) -> list[int]:
         return self.prompt + self.output
+
+    def token_slice(self, start: int, stop: int) -> list[int]:
+        """``tokens[start:stop]`` without building the whole list (a decode step reads one)."""
+        p = len(self.prompt)
+        if start >= p:
+            return self.output[start - p:stop - p]
+        return self.prompt[start:stop] + self.output[:max(0, stop - p)]
 
     def __len__(self) -> int:
         return len(self.prompt) + len(self.output)
@@ -59,8 +67,9 @@ class Sequence:
 
     @property
     def max_len(self) -> int:
-        """Tokens of KV this sequence needs at most (its last sampled token is never fed back)."""
-        return len(self.prompt) + self.max_new_tokens - 1
+        """KV tokens reserved for this sequence: prompt + max_new_tokens (one more than it
+        will ever store, since the last sampled token is never fed back: kept simple)."""
+        return len(self.prompt) + self.max_new_tokens
 
     @property
     def in_prefill(self) -> bool:

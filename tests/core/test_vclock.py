@@ -31,3 +31,13 @@ def test_a_caller_that_would_hang_times_out():
         await asyncio.get_running_loop().create_future()
     with pytest.raises(TimeoutError):
         run(hang(), timeout=30)
+
+
+def test_run_works_inside_a_running_loop_like_a_kernel():
+    async def inner():
+        await asyncio.sleep(10)
+        return asyncio.get_running_loop().time()
+
+    async def outer():
+        return run(inner())
+    assert asyncio.run(outer()) == pytest.approx(10)

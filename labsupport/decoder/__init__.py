@@ -1,0 +1,40 @@
+"""A small continuous-batching LLM engine (shaped like nano-vllm), for notebook 05 and the
+live demo.
+
+Files: ``sequence`` (request state), ``kvcache`` (paged KV block manager), ``scheduler``
+(admission and retirement: continuous or request-level; ``reserve`` or ``on_demand``
+KV admission), ``runner`` (a GPT-2 decoder over the paged cache, CPU or CUDA),
+``engine`` (``step()`` = schedule → run → postprocess), ``stepsim`` (the same engine
+with a fitted step-cost model instead of the model: fast, for widgets and sweeps),
+``metrics`` (TTFT, TPOT, E2E, tokens/s, slot utilisation, goodput) and ``timeline``
+(slots over iterations).
+
+Using it as a generator (e.g. behind a RAG pipeline)::
+
+    from labsupport.decoder import Engine, ModelRunner, SchedulerConfig
+    eng = Engine(ModelRunner(), SchedulerConfig(max_seqs=8, kv_budget_tokens=4096))
+    a = eng.add([5, 17, 42], max_new_tokens=20)      # token ids in, a Sequence back
+    b = eng.add([7, 7], max_new_tokens=5)
+    while eng.has_work():
+        for seq in eng.step():                      # sequences finished in this step
+            print(seq.id, seq.output)               # generated token ids
+    # or: eng.run(requests, on_finish=callback)     # replay timed arrivals
+
+``Engine.add`` raises ``RequestTooLong`` (a ValueError) for a request that can never fit
+the KV budget. ``Engine.steps`` keeps one ``StepRecord`` per step (who sat in which place,
+tokens fed, KV blocks used). ``runner.run_requests(requests, model, **knobs)`` and
+``stepsim.simulate(requests, **knobs)`` replay a list of ``labsupport.traffic.Request`` on
+the real model or on the step-cost model, with the same knobs. The scheduler and KV manager
+import no torch.
+"""
+from .engine import Engine, EngineResult, StepRecord
+from .kvcache import BlockManager, KVBudgetExceeded
+from .scheduler import RequestTooLong, Scheduler, SchedulerConfig, StepPlan
+from .sequence import Sequence, Status
+
+
+def __getattr__(name):  # torch-backed pieces load lazily, keeping the scheduler torch-free
+    if name in ("ModelRunner", "tiny_gpt2", "load_model", "run_requests"):
+        from . import runner
+        return getattr(runner, name)
+    raise AttributeError(f"module 'labsupport.decoder' has no attribute {name!r}")

@@ -1,0 +1,130 @@
+"""The engine: one ``step()`` = schedule → run the model → postprocess; and ``run()``,
+which replays timed arrivals through steps.
+
+Clock (ms): ``clock="wall"`` advances by each step's measured wall time (the real model),
+``clock="cpu"`` by the step's CPU time in this thread (steadier on a shared machine; run
+torch with one thread), ``clock="model"`` by ``runner.cost_ms(plan)`` (the step
+simulator). When nothing can run, the clock jumps to the next arrival instead of sleeping.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from ..validate import check_choice, check_int
+from .scheduler import Scheduler, SchedulerConfig
+from .sequence import Sequence
+
+
+@dataclass
+class StepRecord:
+    """One step: start time and duration (ms), tokens fed, and who sat in which row:
+    ``rows`` = (slot, sequence id, tokens fed; 0 = finished but still holding its place)."""
+    start: float
+    ms: float
+    tokens: int           # tokens computed (padding rows included)
+    rows: list[tuple[int, int, int]]
+    waiting: int          # sequences queued (arrived, not admitted) when the step began
+    preempted: int = 0
+    kv_blocks: int = 0    # KV blocks in use after the step
+    seqs: int = 0         # rows computed (padding rows included)
+    kv_read: int = 0      # KV tokens read by the attention (padded, see StepPlan.kv_read)
+
+
+@dataclass
+class EngineResult:
+    sequences: list[Sequence]
+    steps: list[StepRecord]
+    config: SchedulerConfig
+    peak_kv_blocks: int = 0
+    num_blocks: int = 0
+    meta: dict = field(default_factory=dict)
+
+
+class Engine:
+    """``Engine(runner, SchedulerConfig(...))``; ``add(...)`` requests, then ``step()`` or
+    ``run()``. ``runner``: a ``ModelRunner`` (real model) or a ``stepsim.CostRunner``.
+    ``keep_steps``: keep only about the last that many ``StepRecord``s (a long-running
+    server); ``num_steps`` counts every step run."""
+
+    def __init__(self, runner, cfg: SchedulerConfig | None = None, *, clock: str = "wall",
+                 keep_steps: int | None = None, **knobs):
+        self.cfg = cfg if cfg is not None else SchedulerConfig(**knobs)
+        self.clock = check_choice("clock", clock, ("wall", "cpu", "model"))
+        self.sched = Scheduler(self.cfg)
+        self.runner = runner
+        runner.init_cache(self.sched.kv)
+        self.now = 0.0
+        self.steps: list[StepRecord] = []   # the last ``keep_steps`` records (None: all)
+        self.keep_steps = None if keep_steps is None else check_int("keep_steps", keep_steps, 1)
+        self.num_steps = 0                  # steps run so far (records may be dropped)
+        self._next_id = 0
+
+    def add(self, prompt: list[int], max_new_tokens: int, *, arrival: float | None = None,
+            id: int | None = None) -> Sequence:
+        """Queue a request (arrival defaults to now); raises ``RequestTooLong`` if it can
+        never fit the KV budget."""
+        seq = Sequence(self._next_id if id is None else id, list(prompt), int(max_new_tokens),
+                       self.now if arrival is None else float(arrival))
+        self._next_id = max(self._next_id, seq.id) + 1
+        self.sched.add(seq)
+        return seq
+
+    def has_work(self) -> bool:
+        return self.sched.has_work()
+
+    def step(self) -> list[Sequence]:
+        """Run one iteration; returns the sequences that finished in it."""
+        t0, c0, start = time.perf_counter(), time.thread_time(), self.now
+        waiting = len(self.sched.waiting)
+        plan = self.sched.schedule(self.now)
+        if not plan:
+            return []
+        tokens = self.runner.run(plan, self.sched.kv)
+        if self.clock == "model":
+            ms = self.runner.cost_ms(plan)
+        elif self.clock == "cpu":
+            ms = (time.thread_time() - c0) * 1000.0
+        else:
+            ms = (time.perf_counter() - t0) * 1000.0
+        self.now += ms
+        kv_read = plan.kv_read()
+        fed = {s.id: n for s, n, p in zip(plan.seqs, plan.num_new, plan.pad) if not p}
+        rows = [(s.slot, s.id, fed.get(s.id, 0)) for s in self.sched.running]
+        done = self.sched.postprocess(plan, tokens, self.now)
+        self.steps.append(StepRecord(start, ms, plan.num_tokens, rows, waiting,
+                                     len(plan.preempted), self.sched.kv.used_blocks,
+                                     len(plan.seqs), kv_read))
+        self.num_steps += 1
+        if self.keep_steps is not None and len(self.steps) > 2 * self.keep_steps:
+            del self.steps[:-self.keep_steps]   # a long-running server keeps memory bounded
+        return done
+
+    def run(self, requests: Iterable = (), on_finish: Callable[[Sequence], None] | None = None,
+            ) -> EngineResult:
+        """Replay ``requests`` (objects with ``arrival`` ms, ``payload`` = prompt token ids and
+        ``output_len``; or ``(prompt, max_new_tokens, arrival)`` tuples) until all finish."""
+        pending = sorted((_as_tuple(r) for r in requests), key=lambda r: r[2])
+        all_seqs = list(self.sched.waiting) + list(self.sched.running)
+        i = 0
+        while i < len(pending) or self.has_work():
+            while i < len(pending) and pending[i][2] <= self.now:
+                p, n, a, rid = pending[i]
+                all_seqs.append(self.add(p, n, arrival=a, id=rid))
+                i += 1
+            if not self.has_work():
+                self.now = max(self.now, pending[i][2])   # idle: jump to the next arrival
+                continue
+            for seq in self.step():
+                if on_finish is not None:
+                    on_finish(seq)
+        return EngineResult(sorted(all_seqs, key=lambda s: s.id), self.steps, self.cfg,
+                            self.sched.kv.peak_blocks, self.sched.kv.num_blocks)
+
+
+def _as_tuple(r):
+    if isinstance(r, tuple):
+        prompt, n, arrival = r[:3]
+        return list(prompt), int(n), float(arrival), (r[3] if len(r) > 3 else None)
+    return list(r.payload), int(r.output_len), float(r.arrival), r.id

@@ -1,0 +1,56 @@
+"""Decode metrics from an ``EngineResult`` (vLLM's definitions; times in ms).
+
+TTFT = first token − arrival (queueing included); TPOT = (E2E − TTFT) / (output − 1);
+E2E = last token − arrival; tokens/s = generated tokens / (last finish − first arrival);
+slot utilisation = share of the ``max_seqs`` places doing work, weighted by step time,
+over all steps and over the *backlogged* steps (someone was waiting: idle places there
+are waste); goodput = requests/s meeting both SLOs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..metrics import percentiles
+
+
+def per_request(res) -> dict[str, np.ndarray]:
+    s = res.sequences
+    arrival = np.array([q.arrival for q in s])
+    first = np.array([q.first_token for q in s])
+    finish = np.array([q.finish for q in s])
+    out = np.array([len(q.output) for q in s])
+    tpot = np.where(out > 1, (finish - first) / np.maximum(out - 1, 1), np.nan)
+    return {"arrival": arrival, "ttft": first - arrival, "tpot": tpot, "e2e": finish - arrival,
+            "out": out, "finish": finish}
+
+
+def slot_utilisation(res, backlogged: bool = False) -> float:
+    """Time-weighted share of places feeding tokens (``backlogged``: only steps with a queue)."""
+    steps = [st for st in res.steps if st.waiting > 0 or not backlogged]
+    ms = np.array([st.ms for st in steps])
+    busy = np.array([sum(1 for r in st.rows if r[2] > 0) for st in steps]) / res.config.max_seqs
+    return float((busy * ms).sum() / ms.sum()) if ms.sum() > 0 else float("nan")
+
+
+def summarize(res, slo_ttft_ms: float | None = None, slo_tpot_ms: float | None = None) -> dict:
+    r = per_request(res)
+    span = np.nanmax(r["finish"]) - r["arrival"].min()
+    tok = int(r["out"].sum())
+    out = {"requests": len(r["out"]), "tokens": tok, "steps": len(res.steps),
+           "tokens_per_s": 1000.0 * tok / span if span > 0 else float("nan"),
+           "slot_util": slot_utilisation(res),
+           "slot_util_backlogged": slot_utilisation(res, backlogged=True),
+           "kv_peak_share": res.peak_kv_blocks / res.num_blocks if res.num_blocks else 0.0,
+           "preemptions": int(sum(q.preemptions for q in res.sequences))}
+    for name in ("ttft", "tpot", "e2e"):
+        for k, v in percentiles(r[name], (50, 99)).items():
+            out[f"{name}_{k}_ms"] = v
+    if slo_ttft_ms is not None or slo_tpot_ms is not None:
+        ok = np.ones(len(r["out"]), bool)
+        if slo_ttft_ms is not None:
+            ok &= r["ttft"] <= slo_ttft_ms
+        if slo_tpot_ms is not None:
+            ok &= np.nan_to_num(r["tpot"], nan=0.0) <= slo_tpot_ms
+        out["goodput_rps"] = 1000.0 * ok.sum() / span if span > 0 else 0.0
+        out["slo_met"] = float(ok.mean())
+    return out

@@ -1,0 +1,149 @@
+"""The model runner: a GPT-2-architecture decoder run over a paged KV cache.
+
+The weights and layers are a ``transformers`` ``GPT2LMHeadModel`` (built from a seeded
+config by ``tiny_gpt2``, or any local GPT-2 checkpoint via ``load_model``). Only the
+attention is done here: each step packs every scheduled token into one ``[N, hidden]``
+batch for the dense layers (Orca's *selective batching*), writes the new K/V into the
+slots the ``BlockManager`` gave each sequence, and attends each row to its own cached
+tokens. So every row sits at its own position and rows join and leave between steps.
+Greedy decoding: the next token is the argmax.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from ..device import get_device
+from .kvcache import BlockManager
+from .scheduler import StepPlan
+
+TINY = dict(n_layer=2, n_embd=128, n_head=4, vocab_size=1000, n_positions=512)  # fast on CPU
+
+
+def tiny_gpt2(seed: int = 0, **overrides):
+    """A randomly initialised GPT-2 (``torch.manual_seed(seed)``); no download."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+    cfg = GPT2Config(**{**TINY, **overrides}, bos_token_id=None, eos_token_id=None,
+                     pad_token_id=None)
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        return GPT2LMHeadModel(cfg).eval()
+
+
+def load_model(path: str | None = None, seed: int = 0):
+    """A local GPT-2 checkpoint at ``path`` (offline), or ``tiny_gpt2(seed)`` when None."""
+    if path is None:
+        return tiny_gpt2(seed)
+    from transformers import GPT2LMHeadModel
+    return GPT2LMHeadModel.from_pretrained(path, local_files_only=True).eval()
+
+
+class ModelRunner:
+    """Runs a ``StepPlan`` through the model; owns the K/V tensors (one pair per layer)."""
+
+    def __init__(self, model=None, device=None):
+        self.device = torch.device(device) if device is not None else get_device()
+        self.model = (model if model is not None else tiny_gpt2()).to(self.device).eval()
+        c = self.model.config
+        self.heads, self.head_dim = c.n_head, c.n_embd // c.n_head
+        self.max_positions = c.n_positions
+        self.k: list[torch.Tensor] = []
+        self.v: list[torch.Tensor] = []
+
+    def init_cache(self, kv: BlockManager) -> None:
+        """Allocate ``num_blocks × block_size`` K and V rows per layer."""
+        # one extra row at the end: scratch for padding rows, whose K/V nobody reads
+        shape = (kv.num_blocks * kv.block_size + 1, self.heads, self.head_dim)
+        dt = self.model.dtype
+        n = self.model.config.n_layer
+        self.k = [torch.zeros(shape, dtype=dt, device=self.device) for _ in range(n)]
+        self.v = [torch.zeros(shape, dtype=dt, device=self.device) for _ in range(n)]
+        blocked = (kv.num_blocks, kv.block_size * self.heads * self.head_dim)
+        self.k_blocks = [t[:-1].view(blocked) for t in self.k]   # views, same storage
+        self.v_blocks = [t[:-1].view(blocked) for t in self.v]
+
+    def _meta(self, plan: StepPlan, kv: BlockManager):
+        ids, pos, slots, rows, last = [], [], [], [], []
+        scratch = kv.num_blocks * kv.block_size
+        for seq, n, pad in zip(plan.seqs, plan.num_new, plan.pad):
+            start = seq.num_cached
+            if pad:          # a finished row of a static batch: same work, result dropped
+                ids.append(seq.output[-1])
+                pos.append(min(start, self.max_positions - 1))
+                slots.append(scratch)
+                rows.append((len(ids) - 1, 1, start - 1, seq.block_table[:kv.blocks_for(start)]))
+            else:
+                if start + n > self.max_positions:
+                    raise ValueError(f"sequence {seq.id} reaches {start + n} tokens, more than "
+                                     f"the model's n_positions={self.max_positions}")
+                ids += seq.token_slice(start, start + n)
+                pos += range(start, start + n)
+                slots += kv.slots(seq, start, start + n)
+                rows.append((len(ids) - n, n, start,
+                             seq.block_table[:kv.blocks_for(start + n)]))
+            last.append(len(ids) - 1)
+        d = self.device
+        # decode rows (1 query) and prefill chunks attend in separate calls, so one long
+        # prompt does not pad every decode row to its length
+        groups = [self._group([r for r in rows if r[1] == 1], kv.block_size),
+                  self._group([r for r in rows if r[1] > 1], kv.block_size)]
+        return (torch.tensor(ids, device=d), torch.tensor(pos, device=d),
+                torch.tensor(slots, device=d), [g for g in groups if g is not None],
+                torch.tensor(last, device=d))
+
+    def _group(self, rows, block_size: int):
+        """Index tensors for one attention call over ``rows`` = (first packed index, queries,
+        position of the first query, block table). Keys are read whole blocks at a time;
+        the causal mask hides everything past each query's own position."""
+        if not rows:
+            return None
+        B, Q = len(rows), max(r[1] for r in rows)
+        NB = max(len(r[3]) for r in rows)
+        q_idx = [[first + min(i, n - 1) for i in range(Q)] for first, n, _, _ in rows]
+        q_pos = [[start + i if i < n else 0 for i in range(Q)] for _, n, start, _ in rows]
+        tables = [t + [0] * (NB - len(t)) for *_, t in rows]
+        keep = [r * Q + i for r, (_, n, _, _) in enumerate(rows) for i in range(n)]
+        d = self.device
+        q_idx = torch.tensor(q_idx, device=d)
+        T = NB * block_size
+        mask = torch.arange(T, device=d)[None, :] <= torch.tensor(q_pos, device=d)[:, :, None]
+        keep = torch.tensor(keep, device=d)
+        return (q_idx.flatten(), torch.tensor(tables, device=d).flatten(), mask[:, None], keep,
+                q_idx.flatten().index_select(0, keep), (B, Q, NB))
+
+    @torch.inference_mode()
+    def run(self, plan: StepPlan, kv: BlockManager) -> list[int | None]:
+        """Feed the plan's tokens, fill the cache; the greedy next token of each sampling row."""
+        ids, pos, slots, groups, last = self._meta(plan, kv)
+        tm, H, D = self.model.transformer, self.heads, self.head_dim
+        h = tm.wte(ids) + tm.wpe(pos)                                   # [N, E]
+        N, E = h.shape
+        for layer, blk in enumerate(tm.h):
+            q, k, v = blk.attn.c_attn(blk.ln_1(h)).split(E, dim=1)
+            q = q.reshape(N, H, D)
+            self.k[layer].index_copy_(0, slots, k.reshape(N, H, D))
+            self.v[layer].index_copy_(0, slots, v.reshape(N, H, D))
+            o = torch.empty_like(q)
+            kc, vc = self.k_blocks[layer], self.v_blocks[layer]      # [blocks, bs·H·D]
+            for q_idx, tables, mask, keep, out_idx, (B, Q, NB) in groups:
+                qb = q.index_select(0, q_idx).view(B, Q, H, D).transpose(1, 2)   # [B,H,Q,D]
+                kb = kc.index_select(0, tables).view(B, -1, H, D).transpose(1, 2)  # [B,H,T,D]
+                vb = vc.index_select(0, tables).view(B, -1, H, D).transpose(1, 2)
+                ob = F.scaled_dot_product_attention(qb, kb, vb, attn_mask=mask)
+                ob = ob.transpose(1, 2).reshape(B * Q, H, D).index_select(0, keep)
+                o.index_copy_(0, out_idx, ob)                          # back to packed order
+            h = h + blk.attn.c_proj(o.reshape(N, E))
+            h = h + blk.mlp(blk.ln_2(h))
+        logits = self.model.lm_head(tm.ln_f(h[last]))
+        nxt = logits.argmax(-1).tolist()
+        return [t if s else None for t, s in zip(nxt, plan.sample)]
+
+
+def run_requests(requests, model=None, *, clock: str = "wall", device=None, **knobs):
+    """Replay ``requests`` (``payload`` = prompt token ids, ``output_len``, ``arrival`` ms)
+    through a fresh ``Engine`` on the real model; the same call shape as
+    ``stepsim.simulate``, so one experiment runs on either."""
+    from .engine import Engine
+    from .scheduler import SchedulerConfig
+    eng = Engine(ModelRunner(model, device=device), SchedulerConfig(**knobs), clock=clock)
+    return eng.run(requests)

@@ -1,0 +1,242 @@
+"""The scheduler: which sequences run in the next model step, and how many tokens each.
+
+Two modes on the same code:
+
+- ``continuous`` (Orca's iteration-level scheduling): every step, running sequences
+  continue, finished ones leave at once, and waiting ones are admitted into free places.
+- ``request`` (a static, request-level batch): a batch is admitted only when the previous
+  one has finished completely; early finishers keep their place until the longest is done.
+
+Two admission rules for the KV budget:
+
+- ``reserve`` (Orca): a sequence is admitted only if blocks for its *whole* length
+  (prompt + max_new_tokens) are free, and they are taken at once. Never preempts.
+- ``on_demand`` (vLLM): blocks are taken as tokens appear; when a running sequence needs a
+  block and none is free, the newest running sequence is preempted: its blocks are freed
+  and it goes back to the head of the queue, to be recomputed (prompt + tokens so far).
+
+Prompts longer than ``max_tokens_per_step`` are prefilled in chunks. A request whose
+length can never fit the KV budget is rejected by ``add`` (``RequestTooLong``).
+Pure Python: imports no torch.
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..validate import check_choice, check_int
+from .kvcache import BlockManager
+from .sequence import Sequence, Status
+
+MODES = ("continuous", "request")
+ADMISSIONS = ("reserve", "on_demand")
+
+
+class RequestTooLong(ValueError):
+    """The request needs more KV than the whole budget: it could never run."""
+
+
+def kv_admission(prompt_len: int, max_new_tokens: int, free_blocks: int, num_blocks: int,
+                 block_size: int, admission: str = "reserve") -> str:
+    """The KV-budget admission check: ``"admit"`` (fits now), ``"wait"`` (fits once others
+    free their blocks) or ``"reject"`` (needs more than the whole budget: would wait forever).
+
+    A request needs ``prompt_len + max_new_tokens`` KV tokens at most, in whole blocks.
+    ``reserve`` admits only when all of them are free; ``on_demand`` when the prompt's are.
+    """
+    full = -(-(prompt_len + max_new_tokens) // block_size)
+    if full > num_blocks:
+        return "reject"
+    need = full if admission == "reserve" else -(-prompt_len // block_size)
+    return "admit" if need <= free_blocks else "wait"
+
+
+@dataclass
+class SchedulerConfig:
+    """Knobs (vLLM's names in brackets)."""
+    mode: str = "continuous"        # "continuous" or "request"
+    admission: str = "reserve"      # "reserve" (Orca) or "on_demand" (vLLM, preempts)
+    max_seqs: int = 16              # concurrent sequences [max_num_seqs]; 16 fills a CPU step
+    max_tokens_per_step: int = 256  # tokens per forward [max_num_batched_tokens]
+    kv_budget_tokens: int = 8192    # KV cache size in tokens (whole blocks)
+    block_size: int = 16            # tokens per KV block: vLLM's default
+    pad_finished: bool = True       # request mode: finished rows keep computing a padding
+                                    # token until the batch ends, as a static batch does
+
+
+    def __post_init__(self):
+        check_choice("mode", self.mode, MODES)
+        check_choice("admission", self.admission, ADMISSIONS)
+        self.max_seqs = check_int("max_seqs", self.max_seqs, 1, 4096)
+        self.max_tokens_per_step = check_int("max_tokens_per_step", self.max_tokens_per_step, 1)
+        self.block_size = check_int("block_size", self.block_size, 1, 4096)
+        self.kv_budget_tokens = check_int("kv_budget_tokens", self.kv_budget_tokens,
+                                          self.block_size)
+        if self.mode == "request" and self.admission != "reserve":
+            raise ValueError("mode='request' needs admission='reserve': a static batch sizes "
+                             "its cache for its longest member before it starts")
+
+
+@dataclass
+class StepPlan:
+    """What one step runs: ``seqs[i]`` feeds ``num_new[i]`` tokens (1 when decoding);
+    ``sample[i]`` says whether that row yields a token (False for a partial prefill chunk);
+    ``pad[i]``: a finished row of a static batch, computed but discarded (no KV kept)."""
+    seqs: list[Sequence] = field(default_factory=list)
+    num_new: list[int] = field(default_factory=list)
+    sample: list[bool] = field(default_factory=list)
+    pad: list[bool] = field(default_factory=list)
+    preempted: list[Sequence] = field(default_factory=list)
+
+    def add(self, seq: Sequence, n: int, pad: bool = False) -> None:
+        self.seqs.append(seq)
+        self.num_new.append(n)
+        self.sample.append(not pad and n == seq.uncached)
+        self.pad.append(pad)
+
+    @property
+    def num_tokens(self) -> int:
+        return sum(self.num_new)
+
+    def kv_read(self) -> int:
+        """KV tokens the attention reads, padded the way the runner batches it: decode rows
+        together and prefill chunks together, each group to its longest context."""
+        ctx = {True: [], False: []}
+        for seq, n, pad in zip(self.seqs, self.num_new, self.pad):
+            ctx[n == 1].append(seq.num_cached + (0 if pad else n))
+        return sum(len(c) * max(c) for c in ctx.values() if c)
+
+    def __bool__(self) -> bool:
+        return bool(self.seqs)
+
+
+class Scheduler:
+    """Queues, running set and KV blocks of one engine. ``schedule`` → run → ``postprocess``."""
+
+    def __init__(self, cfg: SchedulerConfig | None = None, **knobs):
+        self.cfg = cfg if cfg is not None else SchedulerConfig(**knobs)
+        c = self.cfg
+        self.kv = BlockManager(c.kv_budget_tokens // c.block_size, c.block_size)
+        self.waiting: deque[Sequence] = deque()
+        self.running: list[Sequence] = []   # admission order: oldest first
+        self.finished: list[Sequence] = []
+        self.free_slots = list(range(c.max_seqs))
+
+    # -- queue ------------------------------------------------------------------------
+    def add(self, seq: Sequence) -> None:
+        """Queue ``seq``; reject it at once if it could never fit the KV budget."""
+        if self._decide(seq) == "reject":
+            raise RequestTooLong(
+                f"request {seq.id}: prompt ({len(seq.prompt)} tokens) + max_new_tokens "
+                f"({seq.max_new_tokens}) needs {seq.max_len} KV tokens, more than "
+                f"kv_budget_tokens={self.kv.budget_tokens}; raise kv_budget_tokens or shorten it")
+        seq.status = Status.WAITING
+        self.waiting.append(seq)
+
+    def has_work(self) -> bool:
+        return bool(self.waiting) or bool(self.running)
+
+    # -- one step ---------------------------------------------------------------------
+    def schedule(self, now: float = 0.0) -> StepPlan:
+        """Pick this step's sequences and token counts, within every budget."""
+        plan, budget = StepPlan(), self.cfg.max_tokens_per_step
+        for seq in list(self.running):               # 1. running ones keep going
+            if seq.status is not Status.RUNNING or budget == 0:
+                continue
+            n = min(seq.uncached, budget)
+            if self._make_room(seq, seq.num_cached + n, plan):
+                self.kv.grow(seq, seq.num_cached + n)
+                plan.add(seq, n)
+                budget -= n
+        if self.cfg.mode == "request" and self.running:
+            if self.cfg.pad_finished:                # finished rows hold their place and
+                for seq in self.running:             # still cost a row (budget permitting)
+                    if seq.status is Status.FINISHED and budget:
+                        plan.add(seq, 1, pad=True)
+                        budget -= 1
+            return plan
+        if plan.preempted:
+            return plan
+        while self.waiting and self.free_slots:      # 2. admit from the head of the queue
+            seq = self.waiting[0]
+            if self.cfg.mode == "continuous" and budget == 0:
+                break
+            if self._decide(seq) != "admit":
+                break                                # FIFO: no overtaking, no starvation
+            self.waiting.popleft()
+            self._admit(seq, now)
+            n = min(seq.uncached, budget)
+            if n:
+                self.kv.grow(seq, seq.num_cached + n)
+                plan.add(seq, n)
+                budget -= n
+        return plan
+
+    def _decide(self, seq: Sequence) -> str:
+        """``kv_admission`` for ``seq`` (after a preemption its tokens so far count as prompt)."""
+        kv = self.kv
+        return kv_admission(len(seq), seq.max_new_tokens - len(seq.output), len(kv.free_blocks),
+                            kv.num_blocks, kv.block_size, self.cfg.admission)
+
+    def _admit(self, seq: Sequence, now: float) -> None:
+        if self.cfg.admission == "reserve":
+            self.kv.grow(seq, seq.max_len)
+        seq.status, seq.slot = Status.RUNNING, self.free_slots.pop(0)
+        if math.isnan(seq.admitted):      # first admission (not a readmission)
+            seq.admitted = now
+        self.running.append(seq)
+
+    def _make_room(self, seq: Sequence, n_tokens: int, plan: StepPlan) -> bool:
+        """Preempt the newest running sequences until ``seq`` can hold ``n_tokens``; False if
+        ``seq`` itself had to go."""
+        while not self.kv.can_grow(seq, n_tokens):
+            victim = self.running[-1]
+            self._preempt(victim, plan)
+            if victim is seq:
+                return False
+        return True
+
+    def _preempt(self, seq: Sequence, plan: StepPlan) -> None:
+        self.running.remove(seq)
+        self._release(seq)
+        seq.status = Status.WAITING
+        seq.preemptions += 1
+        self.waiting.appendleft(seq)
+        plan.preempted.append(seq)
+
+    def _release(self, seq: Sequence) -> None:
+        self.kv.free(seq)
+        self.free_slots.append(seq.slot)
+        self.free_slots.sort()
+        seq.slot = -1
+
+    def postprocess(self, plan: StepPlan, tokens: list[int | None], now: float) -> list[Sequence]:
+        """Record this step's tokens (``tokens[i]`` for ``plan.seqs[i]``, None where the row
+        does not sample); retire finished sequences. Returns those that finished now."""
+        done = []
+        for seq, n, tok, pad in zip(plan.seqs, plan.num_new, tokens, plan.pad):
+            if pad:
+                continue
+            seq.num_cached += n
+            if tok is None:
+                continue
+            seq.output.append(int(tok))
+            seq.token_times.append(now)
+            if len(seq.output) == 1:
+                seq.first_token = now
+            if seq.done:
+                seq.status, seq.finish = Status.FINISHED, now
+                done.append(seq)
+                if self.cfg.mode == "continuous":
+                    self._retire(seq)
+        if self.cfg.mode == "request" and self.running and all(
+                s.status is Status.FINISHED for s in self.running):
+            for seq in list(self.running):           # the whole batch leaves together
+                self._retire(seq)
+        return done
+
+    def _retire(self, seq: Sequence) -> None:
+        self.running.remove(seq)
+        self._release(seq)
+        self.finished.append(seq)

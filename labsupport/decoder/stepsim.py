@@ -1,0 +1,77 @@
+"""The step simulator: the real ``Engine`` and ``Scheduler`` with the model replaced by a
+step-cost model, so a sweep or a widget redraw takes milliseconds.
+
+Cost of one step (ms) = ``fixed_ms + per_seq_ms × rows + per_token_ms × tokens fed +
+per_kv_ms × KV tokens read`` (``StepPlan.kv_read``), fitted by least squares
+(``StepCost.fit``) to steps measured on the real runner. Tokens produced are dummies (0);
+timing, admission, preemption and places are exact.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..traffic import Request
+from ..validate import check_float
+from .engine import Engine, EngineResult
+from .scheduler import SchedulerConfig, StepPlan
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """Milliseconds per decode step as a linear model of its shape."""
+    fixed_ms: float = 0.06    # defaults: fitted to the tiny GPT-2 on the lab's 2-core CPU,
+    per_seq_ms: float = 0.025  # one torch thread (bench decode, 2026-12-02); refit with
+    per_token_ms: float = 0.022  # StepCost.fit(result.steps) on your machine
+    per_kv_ms: float = 0.00036
+
+    def __post_init__(self):
+        for name in ("fixed_ms", "per_seq_ms", "per_token_ms", "per_kv_ms"):
+            check_float(name, getattr(self, name), 0.0)
+
+    def cost(self, seqs: int, tokens: int, kv_read: int = 0) -> float:
+        return (self.fixed_ms + self.per_seq_ms * seqs + self.per_token_ms * tokens
+                + self.per_kv_ms * kv_read)
+
+    @classmethod
+    def fit(cls, steps) -> "StepCost":
+        """Least squares (coefficients clipped at 0) on measured ``StepRecord``s."""
+        if len(steps) < 4:
+            raise ValueError("StepCost.fit needs at least 4 measured steps")
+        X = np.array([[1.0, st.seqs, st.tokens, st.kv_read] for st in steps])
+        y = np.array([st.ms for st in steps])
+        coef = np.maximum(np.linalg.lstsq(X, y, rcond=None)[0], 0.0)
+        return cls(*map(float, coef))
+
+
+DEFAULT_COST = StepCost()
+
+
+def fit_cost(steps) -> StepCost:
+    """``StepCost.fit``: the step-cost model of measured ``EngineResult.steps``."""
+    return StepCost.fit(steps)
+
+
+class CostRunner:
+    """Stands in for ``ModelRunner``: no tensors; ``cost_ms`` says how long a step takes."""
+
+    def __init__(self, cost: StepCost = DEFAULT_COST):
+        self.cost = cost
+
+    def init_cache(self, kv) -> None:
+        pass
+
+    def run(self, plan: StepPlan, kv) -> list[int | None]:
+        return [0 if s else None for s in plan.sample]
+
+    def cost_ms(self, plan: StepPlan) -> float:
+        return self.cost.cost(len(plan.seqs), plan.num_tokens, plan.kv_read())
+
+
+def simulate(requests: list[Request], cfg: SchedulerConfig | None = None,
+             cost: StepCost = DEFAULT_COST, **knobs) -> EngineResult:
+    """Run ``requests`` (``length`` prompt tokens, ``output_len`` to generate, ``arrival``
+    ms) through the engine on the cost model's clock."""
+    eng = Engine(CostRunner(cost), cfg, clock="model", **knobs)
+    return eng.run([([0] * r.length, r.output_len, r.arrival, r.id) for r in requests])

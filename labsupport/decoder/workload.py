@@ -1,0 +1,51 @@
+"""Decode workloads: arrivals and prompt/output lengths from the Azure conversation trace
+(``labsupport.traffic.load_trace``: the real file when present, else the synthetic one),
+scaled to the small model; prompts are seeded random token ids.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..traffic import Request, Trace, load_trace, replay
+from ..validate import check_int
+
+# Scaled to the tiny GPT-2 (n_positions 512): prompts /32 (median ~1000 -> ~32 tokens),
+# outputs /4 (median ~130 -> ~32 tokens, the trace's long tail kept up to 160).
+SCALE = dict(length_scale=1 / 32, max_length=192, output_scale=1 / 4, max_output=160)
+
+
+def trace_requests(n: int = 96, *, rate_scale: float = 8.0, start: int = 0, seed: int = 0,
+                   mix: bool = True, vocab_size: int = 1000, trace: Trace | None = None,
+                   **scale) -> list[Request]:
+    """``n`` requests: arrivals of ``trace[start:start+n]`` (``rate_scale``× faster); lengths
+    of ``n`` rows drawn at random (``seed``) from the *whole* trace when ``mix`` (the trace's
+    overall length mix: a single window can be much more uniform), else of the same window.
+    Each ``payload`` is a prompt of ``length`` token ids; ``output_len`` is the trace's
+    (scaled) generated-token count."""
+    trace = trace if trace is not None else load_trace()
+    if mix:
+        rng = np.random.default_rng(seed)
+        idx = np.sort(rng.choice(len(trace), size=min(n, len(trace)), replace=False))
+        trace = Trace(trace.arrival_ms[start:start + len(idx)], trace.context_tokens[idx],
+                      trace.generated_tokens[idx], trace.source)
+        start = 0
+    reqs = replay(trace, n=n, start=start, rate_scale=rate_scale, **{**SCALE, **scale})
+    return with_prompts(reqs, seed=seed, vocab_size=vocab_size)
+
+
+def with_prompts(reqs: list[Request], *, seed: int = 0, vocab_size: int = 1000) -> list[Request]:
+    """Give every request a seeded random prompt of ``length`` token ids (in place)."""
+    check_int("vocab_size", vocab_size, 2)
+    rng = np.random.default_rng(seed)
+    for r in reqs:
+        r.payload = rng.integers(0, vocab_size, r.length).tolist()
+    return reqs
+
+
+def uniform_requests(n: int, prompt_len: int, output_len: int, *, seed: int = 0,
+                     vocab_size: int = 1000) -> list[Request]:
+    """``n`` requests all present at t = 0 with equal lengths: where continuous batching
+    has nothing to repack."""
+    reqs = [Request(i, 0.0, check_int("prompt_len", prompt_len, 1),
+                    check_int("output_len", output_len, 1)) for i in range(n)]
+    return with_prompts(reqs, seed=seed, vocab_size=vocab_size)

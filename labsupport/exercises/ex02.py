@@ -1,0 +1,402 @@
+"""Checks for notebook 02 (the micro-batcher). Each batcher check drives the student's class
+through scripted arrivals on the virtual clock (``labsupport.probe``), so a check takes
+milliseconds and gives the same verdict every time. Each check tests one behaviour only.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..metrics import find_knee, percentiles
+from ..probe import ProbeResult, probe, timed
+from ..service_model import ServiceModel
+from ..sim import simulate
+from ..traffic import poisson
+
+EPS_MS = 0.5  # virtual-clock slack: model calls take no virtual time in these checks
+
+
+# ---- shared pieces --------------------------------------------------------------------
+
+def _shout(items: list) -> list:
+    """The checks' model: one output per input, easy to tell apart."""
+    return [str(x).upper() + "!" for x in items]
+
+
+def _run(cls, ex: str, arrivals, items=None, *, model=_shout, max_batch=4, max_delay_ms=10.0,
+         horizon_ms=2000.0) -> ProbeResult:
+    if not isinstance(cls, type):
+        raise AssertionError(f"{ex}: pass your batcher class itself (e.g. the class name), "
+                             f"not {type(cls).__name__}")
+    if items is None:
+        items = [f"r{i}" for i in range(len(arrivals))]
+    res = probe(lambda f: cls(f, max_batch=max_batch, max_delay_ms=max_delay_ms), arrivals,
+                items, model=model, horizon_ms=horizon_ms)
+    if res.setup_error is not None:
+        raise AssertionError(
+            f"{ex}: {cls.__name__}(infer_fn, max_batch=..., max_delay_ms=...) raised "
+            f"{type(res.setup_error).__name__}: {res.setup_error}")
+    return res
+
+
+def _no_hangs(res: ProbeResult, ex: str, when: str) -> None:
+    hung = [o.item for o in res.outcomes if o.status == "hung"]
+    if hung:
+        raise AssertionError(
+            f"{ex}: {len(hung)} of {len(res.outcomes)} callers never got an answer {when} "
+            f"(e.g. {hung[0]!r}); in a server they would wait forever. Every submit() must "
+            f"end with a result or an exception.")
+
+
+def _right_results(res: ProbeResult, ex: str, model=_shout, allow_errors: bool = False) -> None:
+    for o in res.outcomes:
+        if o.status == "error" and not allow_errors:
+            raise AssertionError(f"{ex}: submit({o.item!r}) raised {type(o.value).__name__}: "
+                                 f"{o.value}; the model worked, so it should return a result")
+        if o.status == "ok":
+            if isinstance(o.value, BaseException):
+                raise AssertionError(f"{ex}: submit({o.item!r}) returned an exception object "
+                                     f"as its result; raise it to the caller instead "
+                                     f"(future.set_exception)")
+            want = model([o.item])[0]
+            if o.value == want:
+                continue
+            others = {model([p.item])[0] for p in res.outcomes}
+            if o.value in others:
+                raise AssertionError(f"{ex}: submit({o.item!r}) returned {o.value!r}, which is "
+                                     f"another request's output; each caller must get the "
+                                     f"output at its own position in the batch")
+            raise AssertionError(f"{ex}: submit({o.item!r}) returned {o.value!r} instead of "
+                                 f"its model output; when the model fails, raise its "
+                                 f"exception to the caller (future.set_exception), never a "
+                                 f"placeholder result")
+
+
+def _batches_ok(res: ProbeResult, ex: str, max_batch: int) -> None:
+    sizes = res.batch_sizes
+    if sizes and max(sizes) > max_batch:
+        raise AssertionError(f"{ex}: the model got a batch of {max(sizes)} items with "
+                             f"max_batch={max_batch}; never send more than max_batch")
+    seen = [x for c in res.calls for x in c.items]
+    if len(seen) != len(set(seen)):
+        raise AssertionError(f"{ex}: some request went to the model twice; each queued "
+                             f"request belongs to exactly one batch")
+    if any(len(c.items) == 0 for c in res.calls):
+        raise AssertionError(f"{ex}: the model was called with an empty batch; skip empty "
+                             f"batches")
+
+
+def _late(res: ProbeResult, bound_ms: float, idx=None) -> list:
+    lat = res.latency_ms if idx is None else res.latency_ms[idx]
+    return [float(x) for x in np.atleast_1d(lat) if not x <= bound_ms + EPS_MS]
+
+
+# ---- ex02_1: the windowed micro-batcher -----------------------------------------------
+
+def check_ex02_1(obj, hidden: bool = False) -> None:
+    """``obj``: a batcher class ``(infer_fn, max_batch, max_delay_ms)`` with ``submit``."""
+    ex = "ex02_1"
+    res = _run(obj, ex, [0.0], max_batch=4, max_delay_ms=10.0)
+    _no_hangs(res, ex, "when a single request arrived")
+    _right_results(res, ex)
+    if _late(res, 10.0):
+        raise AssertionError(f"{ex}: a lone request took {res.latency_ms[0]:.1f} ms with "
+                             f"max_delay_ms=10; it must go when the window closes")
+    res = _run(obj, ex, [0.0] * 10, max_batch=4, max_delay_ms=10.0)
+    _no_hangs(res, ex, "when 10 requests arrived together (max_batch=4)")
+    _right_results(res, ex)
+    _batches_ok(res, ex, 4)
+    if len(res.calls) > 4:
+        raise AssertionError(f"{ex}: 10 requests that arrived together took {len(res.calls)} "
+                             f"model calls with max_batch=4; requests waiting together "
+                             f"should share a batch")
+    late = _late(res, 30.0)
+    if late:
+        raise AssertionError(f"{ex}: with 10 requests, max_batch=4 and a 10 ms window the "
+                             f"last answer came after {max(late):.1f} ms; every batch must "
+                             f"leave within one window of the previous one")
+    if not hidden:
+        return
+    rng = np.random.default_rng(7)
+    arr = np.sort(rng.uniform(0, 100, 40))
+    res = _run(obj, ex, arr, max_batch=8, max_delay_ms=5.0)
+    _no_hangs(res, ex, "under steady random arrivals")
+    _right_results(res, ex)
+    _batches_ok(res, ex, 8)
+    if len(res.calls) >= 40:
+        raise AssertionError(f"{ex}: 40 requests in 100 ms with a 5 ms window never shared a "
+                             f"batch; gather what arrives within the window")
+    res = _run(obj, ex, [0.0, 0.0, 0.0], max_batch=1, max_delay_ms=2.0)
+    _no_hangs(res, ex, "with max_batch=1")
+    _right_results(res, ex)
+    _batches_ok(res, ex, 1)
+
+
+# ---- ex02_2: a full batch goes at once ------------------------------------------------
+
+def check_ex02_2(obj, hidden: bool = False) -> None:
+    ex = "ex02_2"
+    res = _run(obj, ex, [0.0] * 4, max_batch=4, max_delay_ms=20.0)
+    _no_hangs(res, ex, "when a full batch arrived at once")
+    _right_results(res, ex)
+    _batches_ok(res, ex, 4)
+    late = _late(res, 0.0)
+    if late:
+        raise AssertionError(f"{ex}: max_batch=4 requests arrived together but waited "
+                             f"{max(late):.1f} ms (window 20 ms); a full batch cannot grow, "
+                             f"so it should go at once")
+    res = _run(obj, ex, [0.0] * 9, max_batch=4, max_delay_ms=20.0)
+    _no_hangs(res, ex, "when 9 requests arrived together (max_batch=4)")
+    _right_results(res, ex)
+    _batches_ok(res, ex, 4)
+    fast = int(np.sum(res.latency_ms <= EPS_MS))
+    if fast < 8:
+        raise AssertionError(f"{ex}: of 9 requests arriving together with max_batch=4, only "
+                             f"{fast} were answered at once; each full batch should go "
+                             f"immediately, only the leftover waits for the window")
+    if _late(res, 20.0):
+        raise AssertionError(f"{ex}: the leftover request waited longer than the 20 ms "
+                             f"window; keep the timer for requests that do not fill a batch")
+    if not hidden:
+        return
+    res = _run(obj, ex, [0.0, 10.0, 20.0, 25.0], max_batch=3, max_delay_ms=50.0)
+    _no_hangs(res, ex, "when a batch filled up over 20 ms")
+    _right_results(res, ex)
+    _batches_ok(res, ex, 3)
+    if _late(res, 20.0, idx=slice(0, 3)):
+        raise AssertionError(f"{ex}: a batch that filled up when its 3rd request arrived at "
+                             f"20 ms still waited for the timer; check the size on every "
+                             f"arrival, not only on the first")
+    if _late(res, 50.0, idx=slice(3, 4)):
+        raise AssertionError(f"{ex}: a request arriving after a full batch left waited more "
+                             f"than one window")
+
+
+# ---- ex02_3: a lone request on an idle server goes at once ----------------------------
+
+SERVICE = (5.0, 0.5)  # the checks' model time: 5 ms + 0.5 ms per item
+
+
+def _svc(n: int) -> float:
+    return SERVICE[0] + SERVICE[1] * n
+
+
+def check_ex02_3(obj, hidden: bool = False) -> None:
+    ex = "ex02_3"
+    model = timed(_shout, *SERVICE)
+    res = _run(obj, ex, [0.0], model=model, max_batch=8, max_delay_ms=20.0)
+    _no_hangs(res, ex, "when one request arrived at an idle batcher")
+    _right_results(res, ex)
+    if _late(res, _svc(1)):
+        raise AssertionError(f"{ex}: a lone request on an idle batcher took "
+                             f"{res.latency_ms[0]:.1f} ms, but the model needs only "
+                             f"{_svc(1):.1f} ms; when nothing is running, waiting gains "
+                             f"nothing: dispatch at once")
+    arr = np.arange(30, dtype=float)  # one request per ms: the model is busy all the time
+    res = _run(obj, ex, arr, model=model, max_batch=8, max_delay_ms=20.0)
+    _no_hangs(res, ex, "under a steady stream (1 request/ms)")
+    _right_results(res, ex)
+    _batches_ok(res, ex, 8)
+    if len(res.calls) > 15:
+        raise AssertionError(f"{ex}: 30 requests at 1 per ms took {len(res.calls)} model "
+                             f"calls; while a batch runs, new arrivals should queue and go "
+                             f"together when it finishes, not one by one")
+    bound = 20.0 + 2 * _svc(8)
+    if _late(res, bound):
+        raise AssertionError(f"{ex}: under a steady stream a request waited "
+                             f"{np.nanmax(res.latency_ms):.1f} ms; once the model finishes, "
+                             f"the queued requests should go soon")
+    if not hidden:
+        return
+    res = _run(obj, ex, [0.0, 100.0, 250.0], model=model, max_batch=4, max_delay_ms=40.0)
+    _no_hangs(res, ex, "with requests far apart")
+    _right_results(res, ex)
+    if _late(res, _svc(1)):
+        raise AssertionError(f"{ex}: each of several well-separated requests should go at "
+                             f"once; one took {np.nanmax(res.latency_ms):.1f} ms")
+
+
+# ---- ex02_4: an exception reaches its callers; the batcher keeps serving --------------
+
+def _fussy(items: list) -> list:
+    """A model that fails on any batch containing ``poison``."""
+    if "poison" in items:
+        raise ValueError("the model cannot handle 'poison'")
+    return _shout(items)
+
+
+def _errors_reach_callers(res: ProbeResult, ex: str, when: str) -> None:
+    _no_hangs(res, ex, when)
+    _right_results(res, ex, model=_shout, allow_errors=True)
+    for o in res.outcomes:
+        if o.item == "poison" and o.status != "error":
+            raise AssertionError(f"{ex}: the request that made the model raise got no "
+                                 f"exception; pass the model's exception to its caller")
+
+
+def check_ex02_4(obj, hidden: bool = False) -> None:
+    ex = "ex02_4"
+    res = _run(obj, ex, [0.0, 0.0, 0.0, 50.0], ["a", "poison", "b", "c"], model=_fussy,
+               max_batch=4, max_delay_ms=10.0)
+    _errors_reach_callers(res, ex, "after the model raised")
+    if res.outcomes[3].status != "ok":
+        raise AssertionError(f"{ex}: after one batch failed, a later request was not served; "
+                             f"the batcher must keep working after a model error")
+    if not hidden:
+        return
+    items = ["poison", "x", "y", "poison", "z"]
+    res = _run(obj, ex, [0.0, 0.0, 0.0, 0.0, 100.0], items, model=_fussy, max_batch=2,
+               max_delay_ms=5.0)
+    _errors_reach_callers(res, ex, "after two batches in a row failed")
+    if res.outcomes[4].status != "ok":
+        raise AssertionError(f"{ex}: after two failed batches a later request was not served")
+
+
+# ---- ex02_5: the model runs off the event loop ----------------------------------------
+
+def check_ex02_5(obj, hidden: bool = False) -> None:
+    ex = "ex02_5"
+    res = _run(obj, ex, [0.0, 0.0, 0.0], max_batch=4, max_delay_ms=10.0)
+    _no_hangs(res, ex, "with a synchronous model")
+    _right_results(res, ex)
+    if not res.calls:
+        raise AssertionError(f"{ex}: the model was never called")
+    if any(c.on_loop_thread for c in res.calls):
+        raise AssertionError(f"{ex}: the synchronous model ran on the event loop's thread, so "
+                             f"nothing else can happen while it computes; run it in a worker "
+                             f"thread (asyncio.to_thread or loop.run_in_executor) and await it")
+    if not hidden:
+        return
+    res = _run(obj, ex, [0.0] * 5 + [30.0] * 2, max_batch=2, max_delay_ms=5.0)
+    _no_hangs(res, ex, "over several batches")
+    _right_results(res, ex)
+    _batches_ok(res, ex, 2)
+    if any(c.on_loop_thread for c in res.calls):
+        raise AssertionError(f"{ex}: some batches still ran the model on the event loop")
+
+
+# ---- ex02_6: a wrong number of outputs is an error for the whole batch ----------------
+
+def _sloppy(items: list) -> list:
+    """A model that loses one output when ``drop`` is in the batch, adds one for ``extra``."""
+    out = _shout(items)
+    if "drop" in items:
+        return out[:-1]
+    if "extra" in items:
+        return out + ["?"]
+    return out
+
+
+def _whole_batch_failed(res: ProbeResult, ex: str, idx, what: str) -> None:
+    bad = [res.outcomes[i] for i in idx]
+    ok = [o.item for o in bad if o.status == "ok"]
+    if ok:
+        raise AssertionError(f"{ex}: when the model returned {what}, caller {ok[0]!r} still "
+                             f"got a result; with a wrong count nobody can tell which output "
+                             f"belongs to whom, so fail every caller of that batch with a "
+                             f"clear error")
+
+
+def check_ex02_6(obj, hidden: bool = False) -> None:
+    ex = "ex02_6"
+    res = _run(obj, ex, [0.0, 0.0, 0.0, 50.0], ["a", "drop", "b", "c"], model=_sloppy,
+               max_batch=4, max_delay_ms=10.0)
+    _no_hangs(res, ex, "when the model returned one output too few")
+    _whole_batch_failed(res, ex, range(3), "one output too few")
+    if res.outcomes[3].status != "ok" or res.outcomes[3].value != _shout(["c"])[0]:
+        raise AssertionError(f"{ex}: a later, well-formed batch was not answered correctly")
+    if not hidden:
+        return
+    res = _run(obj, ex, [0.0, 0.0, 40.0, 40.0], ["extra", "e", "f", "g"], model=_sloppy,
+               max_batch=2, max_delay_ms=5.0)
+    _no_hangs(res, ex, "when the model returned one output too many")
+    _whole_batch_failed(res, ex, range(2), "one output too many")
+    for o in res.outcomes[2:]:
+        if o.status != "ok" or o.value != _shout([o.item])[0]:
+            raise AssertionError(f"{ex}: a later, well-formed batch was not answered correctly")
+
+
+# ---- ex02_7 / ex02_8: latency vs max_delay at fixed QPS, and its knee -----------------
+
+def reference_sweep(requests, delays_ms, *, policy, max_batch, service) -> np.ndarray:
+    """p99 latency (ms) of ``requests`` through ``policy`` for each delay (the checks' truth)."""
+    return np.array([percentiles(simulate(requests, policy, service, max_batch=max_batch,
+                                          max_delay_ms=float(d)).latency)["p99"]
+                     for d in delays_ms])
+
+
+_SWEEPS = [  # (rate_per_s, n, seed, max_batch, fixed_ms, per_item_ms, policy, delays)
+    (250, 1500, 3, 16, 8.0, 2.8, "window", np.arange(0, 81, 5.0)),
+    (600, 1500, 4, 16, 8.0, 1.0, "window", np.arange(0, 41, 2.5)),
+    (150, 800, 5, 8, 4.0, 1.5, "early", np.array([0.0, 2, 4, 8, 16, 32])),
+]
+
+
+def check_ex02_7(obj, hidden: bool = False) -> None:
+    ex = "ex02_7"
+    if not callable(obj):
+        raise AssertionError(f"{ex}: pass your function p99_vs_delay itself")
+    for rate, n, seed, mb, fx, pi, pol, ds in (_SWEEPS[1:] if hidden else _SWEEPS[:1]):
+        reqs = poisson(rate, n, seed=seed)
+        svc = ServiceModel(fx, pi)
+        got = obj(reqs, ds, policy=pol, max_batch=mb, service=svc)
+        got = np.asarray(got, dtype=float)
+        if got.shape != (len(ds),):
+            raise AssertionError(f"{ex}: return one p99 latency per delay: expected shape "
+                                 f"({len(ds)},), got {got.shape}")
+        want = reference_sweep(reqs, ds, policy=pol, max_batch=mb, service=svc)
+        if not np.allclose(got, want, rtol=1e-6, atol=1e-6):
+            i = int(np.argmax(np.abs(got - want)))
+            raise AssertionError(
+                f"{ex}: at max_delay_ms={ds[i]:g} ({pol!r}, {rate}/s, max_batch={mb}) your "
+                f"p99 is {got[i]:.1f} ms, which does not match the simulator. Simulate with "
+                f"the given policy, max_batch and service model, then take the 99th "
+                f"percentile of the per-request latency (np.percentile(..., 99)).")
+
+
+def _hockey(x, knee, slope, noise, seed):
+    rng = np.random.default_rng(seed)
+    y = 50 + 0.1 * x + np.where(x > knee, slope * (x - knee), 0.0)
+    return y + rng.normal(0, noise, len(x))
+
+
+def check_ex02_8(obj, hidden: bool = False) -> None:
+    ex = "ex02_8"
+    if not callable(obj):
+        raise AssertionError(f"{ex}: pass your function knee_delay itself")
+    cases = []
+    rate, n, seed, mb, fx, pi, pol, ds = _SWEEPS[0]
+    cases.append((ds, reference_sweep(poisson(rate, n, seed=seed), ds, policy=pol,
+                                      max_batch=mb, service=ServiceModel(fx, pi))))
+    if hidden:
+        rate, n, seed, mb, fx, pi, pol, ds = _SWEEPS[1]
+        cases.append((ds, reference_sweep(poisson(rate, n, seed=seed), ds, policy=pol,
+                                          max_batch=mb, service=ServiceModel(fx, pi))))
+        x = np.linspace(0, 100, 21)
+        cases.append((x, _hockey(x, 40.0, 30.0, 0.3, 1)))
+        x = np.linspace(0, 30, 16)
+        cases.append((x, _hockey(x, 22.0, 80.0, 0.2, 2)))
+    for ds, lat in cases:
+        got = obj(np.array(ds), np.array(lat))
+        if not isinstance(got, (int, float, np.integer, np.floating)) or not math.isfinite(got):
+            raise AssertionError(f"{ex}: return the knee as one delay in ms (a number taken "
+                                 f"from delays_ms), got {got!r}")
+        if not np.any(np.isclose(ds, float(got))):
+            raise AssertionError(f"{ex}: return one of the delays you were given (ms), not an "
+                                 f"index or a new value; got {got!r}")
+        step = float(np.median(np.diff(ds)))
+        ref = float(ds[find_knee(ds, lat)])
+        span = f"delays {ds[0]:g}..{ds[-1]:g} ms"
+        if abs(float(got) - ref) > 1.01 * step:
+            where = "too early: latency is still flat there" if got < ref else \
+                "too late: latency has already taken off there"
+            raise AssertionError(f"{ex}: on a curve over {span} your knee at {got:g} ms is "
+                                 f"{where}; look for the delay after which latency starts to "
+                                 f"climb steeply")
+
+
+# exercise id -> the name the answer cell defines (tests/adapters.py reads it)
+TARGETS = {"ex02_1": "Batcher", "ex02_2": "EarlyBatcher", "ex02_3": "EagerBatcher",
+           "ex02_4": "SafeBatcher", "ex02_5": "ThreadedBatcher", "ex02_6": "CheckedBatcher",
+           "ex02_7": "p99_vs_delay", "ex02_8": "knee_delay"}

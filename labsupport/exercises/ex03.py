@@ -1,0 +1,210 @@
+"""Checks for notebook 03 (padding and bucketing). The reference is ``labsupport.padding``;
+student functions run under a step limit, so an implementation that loops forever on an
+input it cannot place fails with a message instead of hanging the grader.
+"""
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+
+from .. import padding as ref
+
+STEP_LIMIT = 2_000_000  # traced Python lines per call: ~100× what a correct answer needs
+
+
+class _TooManySteps(AssertionError):
+    pass
+
+
+def bounded(ex: str, fn, *args, **kw):
+    """``fn(*args, **kw)`` with a step limit: an endless loop becomes an AssertionError."""
+    steps = 0
+
+    def tracer(frame, event, arg):
+        nonlocal steps
+        steps += 1
+        if steps > STEP_LIMIT:
+            raise _TooManySteps(f"{ex}: your function did not finish (it ran {STEP_LIMIT:,} "
+                                "steps on a small input). Look for a loop that never "
+                                "advances, e.g. on an input that can never fit")
+        return tracer
+    old = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        return fn(*args, **kw)
+    finally:
+        sys.settrace(old)
+
+
+def _callable(ex: str, obj, name: str) -> None:
+    if not callable(obj):
+        raise AssertionError(f"{ex}: pass your function {name} itself, got {type(obj).__name__}")
+
+
+def _seqs(rng, n, lo=1, hi=12):
+    return [rng.integers(100, 999, int(rng.integers(lo, hi + 1))).tolist() for _ in range(n)]
+
+
+# ---- ex03_1: pad a batch with its mask ---------------------------------------------------
+
+def check_ex03_1(obj, hidden: bool = False) -> None:
+    """``obj(seqs, pad_id=0) -> (ids, mask)``: right-padded to the longest, mask 1 = real."""
+    ex = "ex03_1"
+    _callable(ex, obj, "pad_batch")
+    rng = np.random.default_rng(31 + hidden)
+    cases = [([[7, 8, 9], [5], [6, 6]], 0), ([[3]], 0)] if not hidden else \
+        [(_seqs(rng, 6), -1), (_seqs(rng, 3, 4, 4), 0), (_seqs(rng, 9), 103)]
+    for seqs, pad_id in cases:
+        got = bounded(ex, obj, [list(s) for s in seqs], pad_id=pad_id)
+        if not (isinstance(got, tuple) and len(got) == 2):
+            raise AssertionError(f"{ex}: return a pair (ids, mask), got {type(got).__name__}")
+        ids, mask = (np.asarray(x) for x in got)
+        want = ref.pad(seqs, pad_id=pad_id)
+        if ids.shape != want.shape or mask.shape != want.shape:
+            raise AssertionError(f"{ex}: for {len(seqs)} sequences of lengths "
+                                 f"{[len(s) for s in seqs]} ids and mask must both have shape "
+                                 f"{want.shape} (rows × the longest length); got ids "
+                                 f"{ids.shape}, mask {mask.shape}")
+        if not np.array_equal(mask, want.mask):
+            raise AssertionError(f"{ex}: the mask is wrong: it must be 1 on every real token "
+                                 "and 0 on every padding position (row r has len(seqs[r]) "
+                                 "ones, at the start)")
+        if not np.array_equal(ids, want.ids):
+            where = "padding positions must hold pad_id" \
+                if np.array_equal(ids[want.mask == 1], want.ids[want.mask == 1]) \
+                else "each row must start with its own tokens, in order (pad on the right)"
+            raise AssertionError(f"{ex}: ids are wrong with pad_id={pad_id}: {where}")
+    try:
+        bounded(ex, obj, [])
+    except ValueError:
+        pass
+    except AssertionError:
+        raise
+    except Exception as e:
+        raise AssertionError(f"{ex}: an empty batch should raise ValueError, got "
+                             f"{type(e).__name__}") from None
+    else:
+        raise AssertionError(f"{ex}: an empty batch has no shape: raise ValueError")
+
+
+# ---- ex03_2: bucket assignment -----------------------------------------------------------
+
+def check_ex03_2(obj, hidden: bool = False) -> None:
+    """``obj(length, edges) -> int``: index of the smallest edge >= length; ValueError above
+    the last edge."""
+    ex = "ex03_2"
+    _callable(ex, obj, "bucket_index")
+    edges = (16, 32, 64, 128) if not hidden else (8, 12, 40, 41, 100, 256)
+    probes = sorted({1, *edges, *(e + 1 for e in edges[:-1]), *(e - 1 for e in edges)} - {0})
+    for n in probes:
+        got = bounded(ex, obj, n, edges)
+        want = ref.bucket_of(n, edges)
+        if got != want:
+            at = "exactly on an edge" if n in edges else "just above an edge" \
+                if n - 1 in edges else "inside a bucket"
+            raise AssertionError(
+                f"{ex}: bucket_index({n}, {edges}) returned {got!r}, which is wrong for a "
+                f"length {at}. A bucket holds lengths up to and including its edge")
+    over = edges[-1] + (1 if not hidden else 50)
+    try:
+        got = bounded(ex, obj, over, edges)
+    except ValueError:
+        return
+    except AssertionError:
+        raise
+    except Exception as e:
+        raise AssertionError(f"{ex}: a length above the last edge should raise ValueError, "
+                             f"got {type(e).__name__}") from None
+    raise AssertionError(f"{ex}: bucket_index({over}, {edges}) returned {got!r}; a length "
+                         "above the last edge fits no bucket: raise ValueError (silently "
+                         "using the last bucket would truncate the input)")
+
+
+# ---- ex03_3: token-budget batches --------------------------------------------------------
+
+def _batches(ex, got, n):
+    if not isinstance(got, (list, tuple)) or not all(isinstance(b, (list, tuple)) for b in got):
+        raise AssertionError(f"{ex}: return a list of batches, each a list of indices")
+    flat = [int(k) for b in got for k in b]
+    if any(len(b) == 0 for b in got):
+        raise AssertionError(f"{ex}: a batch must not be empty")
+    if flat != list(range(n)):
+        raise AssertionError(f"{ex}: every index must appear exactly once, in arrival order "
+                             f"(consecutive batches); got {len(flat)} indices for {n} inputs")
+    return [[int(k) for k in b] for b in got]
+
+
+def check_ex03_3(obj, hidden: bool = False) -> None:
+    """``obj(lengths, max_tokens) -> [[i, …], …]``: consecutive greedy batches with
+    ``len(batch) × longest <= max_tokens``; ValueError for an input over the budget."""
+    ex = "ex03_3"
+    _callable(ex, obj, "budget_batches")
+    rng = np.random.default_rng(33 + hidden)
+    cases = [([5, 3, 8, 2, 2, 9], 16), ([4, 4, 4, 4], 8), ([7], 7)] if not hidden else \
+        [(rng.integers(1, 40, 50).tolist(), 120), (rng.integers(1, 9, 30).tolist(), 9),
+         ([10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 10], 10)]
+    for lengths, budget in cases:
+        got = _batches(ex, bounded(ex, obj, list(lengths), budget), len(lengths))
+        for b in got:
+            padded = len(b) * max(lengths[k] for k in b)
+            if padded > budget:
+                raise AssertionError(
+                    f"{ex}: batch {b} costs {padded} padded tokens (size × its longest), over "
+                    f"max_tokens={budget}. Count padded tokens, not real ones")
+        want = ref.token_budget_batches(lengths, budget)
+        if len(got) != len(want):
+            raise AssertionError(f"{ex}: with max_tokens={budget} you formed {len(got)} batches "
+                                 f"where greedy filling needs {len(want)}: add each input to "
+                                 "the current batch while the padded size stays within budget")
+    lengths = [3, 2, 30, 1] if not hidden else [1] * 5 + [200] + [1] * 5
+    budget = 20 if not hidden else 100
+    try:
+        got = bounded(ex, obj, lengths, budget)
+    except ValueError:
+        return
+    except _TooManySteps:
+        raise
+    except AssertionError:
+        raise
+    except Exception as e:
+        raise AssertionError(f"{ex}: an input longer than max_tokens should raise ValueError, "
+                             f"got {type(e).__name__}: {e}") from None
+    raise AssertionError(f"{ex}: lengths {lengths} with max_tokens={budget}: one input can "
+                         "never fit the budget; raise ValueError naming it instead of "
+                         f"returning {got!r:.80}")
+
+
+# ---- ex03_4: padding waste ---------------------------------------------------------------
+
+def check_ex03_4(obj, hidden: bool = False) -> None:
+    """``obj(lengths, batches) -> float``: padding share of computed tokens, 1 − real/padded."""
+    ex = "ex03_4"
+    _callable(ex, obj, "padding_share")
+    rng = np.random.default_rng(34 + hidden)
+    cases = [([4, 4, 4], [[0, 1, 2]]), ([2, 8, 3, 3], [[0, 1], [2, 3]]),
+             ([1, 5, 2], [[0, 2], [1]])]
+    if hidden:
+        L = rng.integers(1, 100, 64).tolist()
+        cases = [(L, ref.fifo_batches(L, 8)), (L, ref.sorted_batches(L, 8, 64)),
+                 ([9, 1, 1, 1], [[0, 1, 2, 3]])]
+    for lengths, batches in cases:
+        got = bounded(ex, obj, list(lengths), [list(b) for b in batches])
+        want = ref.waste(lengths, batches)["share"]
+        try:
+            val = float(got)
+        except (TypeError, ValueError):
+            raise AssertionError(f"{ex}: return one number, got {type(got).__name__}") from None
+        if not math.isclose(val, want, abs_tol=1e-9):
+            hint = ("padding share is between 0 and 1: padding / padded, i.e. 1 − real/padded"
+                    if not 0 <= val <= 1 else
+                    "each batch computes size × its LONGEST length; the share is the part of "
+                    "all computed tokens that is padding")
+            raise AssertionError(f"{ex}: for lengths {lengths if len(lengths) < 10 else '…'} "
+                                 f"your share is {val:.4f}, which is off: {hint}")
+
+
+TARGETS = {"ex03_1": "pad_batch", "ex03_2": "bucket_index", "ex03_3": "budget_batches",
+           "ex03_4": "padding_share"}
+__all__ = ["check_ex03_1", "check_ex03_2", "check_ex03_3", "check_ex03_4"]

@@ -1,0 +1,154 @@
+"""Checks for notebook 04 (the encoder micro-batcher): mean pooling, the service-time fit,
+and knobs that meet a p99 SLO under Poisson and bursty traffic (simulated, virtual clock).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..corpus import load_corpus
+from ..policies import Bucketed
+from ..service_model import ServiceModel
+from ..sim import simulate
+from ..traffic import bursty, poisson
+from .ex03 import bounded
+
+N_REQUESTS, SEEDS, BURSTINESS = 600, (0, 1), 4.0  # the traffic the ex04_3 check simulates
+
+
+def _callable(ex, obj, name):
+    if not callable(obj):
+        raise AssertionError(f"{ex}: pass your function {name} itself, got {type(obj).__name__}")
+
+
+# ---- ex04_1: mean pooling ----------------------------------------------------------------
+
+def _pool_ref(hidden, mask):
+    m = mask[..., None].astype(np.float64)
+    v = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def check_ex04_1(obj, hidden: bool = False) -> None:
+    """``obj(hidden [n, L, d], mask [n, L]) -> [n, d]``: mask-weighted mean, L2-normalised."""
+    ex = "ex04_1"
+    _callable(ex, obj, "mean_pool")
+    rng = np.random.default_rng(41 + hidden)
+    shapes = [(3, 5, 4), (1, 3, 6)] if not hidden else [(6, 9, 16), (4, 4, 8)]
+    for n, L, d in shapes:
+        h = rng.normal(size=(n, L, d))
+        lens = rng.integers(1, L + 1, n)
+        lens[0] = L if n == 1 else 1
+        mask = (np.arange(L)[None, :] < lens[:, None]).astype(np.int64)
+        h[mask == 0] += 50.0  # padding positions hold junk, as they do in a real model
+        got = np.asarray(bounded(ex, obj, h.copy(), mask.copy()), dtype=np.float64)
+        want = _pool_ref(h, mask)
+        if got.shape != want.shape:
+            raise AssertionError(f"{ex}: hidden states [{n}, {L}, {d}] must pool to shape "
+                                 f"({n}, {d}), got {got.shape}")
+        norms = np.linalg.norm(got, axis=1)
+        if not np.allclose(norms, 1.0, atol=1e-6):
+            raise AssertionError(f"{ex}: each embedding must have unit length (L2 norm 1); "
+                                 f"yours have norms like {norms[0]:.3f}")
+        if not np.allclose(got, want, atol=1e-6):
+            raw = h.mean(1)
+            raw /= np.linalg.norm(raw, axis=1, keepdims=True)
+            hint = ("you averaged over padding positions too: weight each position by the "
+                    "mask and divide by the number of real tokens"
+                    if np.allclose(got, raw, atol=1e-6) else
+                    "sum hidden × mask over positions, divide by the mask's sum per row, then "
+                    "L2-normalise each row")
+            raise AssertionError(f"{ex}: embeddings are off: {hint}")
+
+
+# ---- ex04_2: fit the service-time model --------------------------------------------------
+
+def check_ex04_2(obj, hidden: bool = False) -> None:
+    """``obj(rows) -> (fixed_ms, per_item_ms, per_token_ms)`` by least squares on
+    ``ms ≈ fixed + per_item·n + per_token·n·L``."""
+    ex = "ex04_2"
+    _callable(ex, obj, "fit_costs")
+    rng = np.random.default_rng(42 + hidden)
+    truths = [(5.0, 0.5, 0.17), (0.8, 0.05, 0.002)] if not hidden else [(12.0, 1.5, 0.04)]
+    for truth in truths:
+        grid = [(n, L) for n in (1, 4, 16, 32) for L in (16, 48, 128)]
+        noise = 1 + (0.02 * rng.standard_normal(len(grid)) if hidden else 0)
+        rows = [(n, L, ServiceModel(*truth).cost(n, n * L) * e)
+                for (n, L), e in zip(grid, np.broadcast_to(noise, len(grid)))]
+        got = bounded(ex, obj, list(rows))
+        try:
+            got = tuple(float(x) for x in got)
+            assert len(got) == 3
+        except Exception:
+            raise AssertionError(f"{ex}: return three numbers (fixed_ms, per_item_ms, "
+                                 f"per_token_ms), got {got!r:.80}") from None
+        n, L, ms = (np.array(c, float) for c in zip(*rows))
+        want = ServiceModel.fit(n, n * L, ms)
+        pred = lambda c: c[0] + c[1] * n + c[2] * n * L
+        err = np.abs(pred(got) - pred((want.fixed_ms, want.per_item_ms, want.per_token_ms)))
+        if err.max() > 0.01 * ms.max():
+            k = int(np.argmax(err))
+            raise AssertionError(
+                f"{ex}: your model predicts {pred(got)[k]:.1f} ms for a batch of {int(n[k])}"
+                f" × {int(L[k])} tokens, measured {ms[k]:.1f} ms. The token term counts "
+                "PADDED tokens of the whole batch (n × L), and the fit needs a constant "
+                "column for the fixed cost")
+
+
+# ---- ex04_3: knobs that meet the SLO -----------------------------------------------------
+
+# (service, rate_per_s, slo_ms): a GPU-like and a CPU-like encoder; Poisson alone is easy
+SCENARIOS = {False: [(ServiceModel(3.0, 0.05, 0.002), 3000.0, 200.0),
+                     (ServiceModel(5.0, 0.5, 0.17), 40.0, 800.0)],
+             True: [(ServiceModel(2.0, 0.1, 0.004), 2000.0, 250.0)]}
+
+
+def corpus_lengths() -> np.ndarray:
+    """Token lengths of the shipped corpus (the pool the ex04_3 traffic samples from)."""
+    return np.array([r["tokens"] for r in load_corpus()], dtype=int)
+
+
+def slo_traffic(rate_per_s: float) -> list:
+    """The request sets ex04_3 checks: Poisson and bursty (×4) for each seed in ``SEEDS``."""
+    pool = corpus_lengths()
+    return [g(rate_per_s, N_REQUESTS, seed=s, lengths=pool, **kw) for s in SEEDS
+            for g, kw in ((poisson, {}), (bursty, {"burstiness": BURSTINESS}))]
+
+
+def p99_bucketed(service, traffic, max_batch, max_delay_ms) -> float:
+    """p99 latency (ms) of the bucketed policy on ``traffic``."""
+    res = simulate(traffic, Bucketed(max_batch=max_batch, max_delay_ms=max_delay_ms), service)
+    return float(np.percentile(res.latency, 99))
+
+
+def check_ex04_3(obj, hidden: bool = False) -> None:
+    """``obj(service, rate_per_s, slo_ms) -> {"max_batch": int, "max_delay_ms": float}`` whose
+    bucketed p99 meets the SLO on every request set of ``slo_traffic(rate_per_s)``."""
+    ex = "ex04_3"
+    _callable(ex, obj, "pick_knobs")
+    for service, rate, slo in SCENARIOS[hidden]:
+        got = obj(service, rate, slo)
+        if not isinstance(got, dict) or not {"max_batch", "max_delay_ms"} <= set(got):
+            raise AssertionError(f"{ex}: return a dict with keys 'max_batch' and "
+                                 f"'max_delay_ms', got {got!r:.80}")
+        mb, delay = got["max_batch"], got["max_delay_ms"]
+        if isinstance(mb, bool) or not isinstance(mb, (int, np.integer)) or not 1 <= mb <= 4096:
+            raise AssertionError(f"{ex}: max_batch must be an int in [1, 4096], got {mb!r}")
+        if not isinstance(delay, (int, float, np.number)) or not (
+                math.isfinite(delay) and delay >= 0):
+            raise AssertionError(f"{ex}: max_delay_ms must be a number >= 0, got {delay!r}")
+        for k, tr in enumerate(slo_traffic(rate)):
+            p99 = p99_bucketed(service, tr, int(mb), float(delay))
+            if p99 > slo:
+                kind = "bursty" if k % 2 else "Poisson"
+                raise AssertionError(
+                    f"{ex}: at {rate:g} req/s with {service}, your knobs (max_batch={mb}, "
+                    f"max_delay_ms={delay}) give p99 = {p99:.0f} ms on the {kind} traffic "
+                    f"(seed {SEEDS[k // 2]}), over the {slo:g} ms SLO. Check every request "
+                    "set of slo_traffic(rate), bursty ones included")
+
+
+TARGETS = {"ex04_1": "mean_pool", "ex04_2": "fit_costs", "ex04_3": "pick_knobs"}
+__all__ = ["check_ex04_1", "check_ex04_2", "check_ex04_3", "slo_traffic", "p99_bucketed",
+           "corpus_lengths"]

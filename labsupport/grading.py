@@ -1,0 +1,293 @@
+"""Trainers' grading loop on nbgrader: ``labsupport grade release|collect|autograde|feedback|export``.
+
+The course is configured in ``autograde/nbgrader_config.py`` (``solutions/`` is the
+source, ``notebooks/`` the release); every command here drives nbgrader's own Python
+API, so the result is what ``nbgrader …`` would give. ``course_config(root)`` re-roots
+the same configuration into another folder (the tests' temporary courses).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+from nbgrader.preprocessors import ClearSolutions, NbGraderPreprocessor
+from traitlets.config import Config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG_FILE = ROOT / "autograde" / "nbgrader_config.py"
+STUB = 'raise NotImplementedError("{grade_id}: write your {what} here")'
+
+
+class ClearSolutionsById(ClearSolutions):
+    """nbgrader's ClearSolutions, but the stub names its exercise id (``ex02_1: …``)."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.cell_type != "code" or not grade_id:
+            return super().preprocess_cell(cell, resources, cell_index)
+        what = "answer" if grade_id.startswith("kc") else "code"
+        saved = self.code_stub
+        self.code_stub = {**saved, "python": STUB.format(grade_id=grade_id, what=what)}
+        try:
+            return super().preprocess_cell(cell, resources, cell_index)
+        finally:
+            self.code_stub = saved
+
+
+class ShortTestErrors(NbGraderPreprocessor):
+    """Feedback: a failing test cell shows only ``Error: message``, not its traceback.
+
+    IPython's traceback prints the lines around the failing one — the hidden tests
+    included — so test cells keep just the error's name and the check's message.
+    """
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            for out in cell.get("outputs", []):
+                if out.get("output_type") == "error":
+                    out["traceback"] = [f"\x1b[0;31m{out['ename']}\x1b[0m: {out['evalue']}"]
+        return cell, resources
+
+
+def generate_assignment_preprocessors() -> list:
+    """nbgrader's GenerateAssignment pipeline with ClearSolutions swapped for ours."""
+    from nbgrader.converters import GenerateAssignment
+    default = GenerateAssignment.class_traits()["preprocessors"].default()
+    return [ClearSolutionsById if p is ClearSolutions else p for p in default]
+
+
+def course_config(root: Path | str | None = None, **overrides) -> Config:
+    """The course config; with ``root``, the same course re-rooted in another folder.
+
+    ``overrides`` are ``"Class.trait": value`` pairs, e.g. ``{"Execute.timeout": 10}``.
+    """
+    from traitlets.config.loader import PyFileConfigLoader
+    cfg = PyFileConfigLoader(CONFIG_FILE.name, path=str(CONFIG_FILE.parent)).load_config()
+    if root is not None:
+        root = Path(root).resolve()
+        cfg.CourseDirectory.root = str(root)
+        cfg.CourseDirectory.db_url = f"sqlite:///{root / 'autograde' / 'gradebook.db'}"
+    for key, value in overrides.items():
+        cls, trait = key.split(".")
+        setattr(cfg[cls], trait, value)
+    return cfg
+
+
+class Course:
+    """One nbgrader course on disk, driven through ``NbGraderAPI``."""
+
+    def __init__(self, cfg: Config | None = None):
+        # nbgrader shells out to alembic: the venv's bin must be on PATH.
+        bindir = str(Path(sys.executable).parent)
+        if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+            os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+        from nbgrader.apps import NbGraderAPI
+        from nbgrader.coursedir import CourseDirectory
+        self.cfg = cfg if cfg is not None else course_config()
+        self.coursedir = CourseDirectory(config=self.cfg)
+        self.api = NbGraderAPI(coursedir=self.coursedir, config=self.cfg)
+        self.root = Path(self.coursedir.root)
+        db = self.coursedir.db_url.removeprefix("sqlite:///")
+        if db != self.coursedir.db_url:
+            Path(db).parent.mkdir(parents=True, exist_ok=True)
+
+    def _dir(self, name: str) -> Path:
+        return self.root / getattr(self.coursedir, f"{name}_directory")
+
+    def assignments(self) -> list[str]:
+        """Assignment folders of the source that hold at least one notebook."""
+        src = self._dir("source")
+        return sorted(p.name for p in src.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
+
+    def _run(self, what: str, call, *args) -> bool:
+        """Run one NbGraderAPI call, print a one-line outcome (and the log's tail on failure)."""
+        t0 = time.perf_counter()
+        result = self.last_result = call(*args)
+        ok = bool(result.get("success"))
+        print(f"{'ok  ' if ok else 'FAIL'} {what} ({time.perf_counter() - t0:.1f} s)")
+        if not ok:
+            tail = (result.get("log", "") + result.get("error", "")).splitlines()[-40:]
+            print("\n".join(tail), file=sys.stderr)
+        return ok
+
+    def release(self, names: list[str] | None = None) -> bool:
+        """Regenerate the release of ``names`` (default: every assignment)."""
+        if not names:  # a full release also drops folders whose source is gone
+            names = self.assignments()
+            rel = self._dir("release")
+            for old in sorted(rel.iterdir()) if rel.is_dir() else []:
+                if old.is_dir() and old.name not in names:
+                    shutil.rmtree(old)
+                    print(f"ok   removed {old.relative_to(self.root)} (no source)")
+        return all([self._run(f"release {a}", self.api.generate_assignment, a) for a in names])
+
+    def _in_gradebook(self, assignment: str) -> bool:
+        from nbgrader.api import Gradebook, MissingEntry
+        with Gradebook(self.coursedir.db_url) as gb:
+            try:
+                gb.find_assignment(assignment)
+                return True
+            except MissingEntry:
+                return False
+
+    def submissions(self, step: str, assignment: str | None = None) -> list[tuple[str, str]]:
+        """(student, assignment) pairs found under the ``step`` folder (submitted, …)."""
+        base = self._dir(step)
+        if not base.is_dir():
+            return []
+        return sorted((s.name, a.name) for s in base.iterdir() if s.is_dir()
+                      for a in s.iterdir() if a.is_dir() and assignment in (None, a.name))
+
+    def autograde(self, assignment: str | None = None, students: list[str] | None = None) -> bool:
+        """Autograde every submission (of ``assignment``, by ``students``); nbgrader's own pipeline."""
+        pairs = [(s, a) for s, a in self.submissions("submitted", assignment)
+                 if students is None or s in students]
+        if not pairs:
+            print(f"nothing to autograde in {self._dir('submitted')}", file=sys.stderr)
+            return False
+        ok = True
+        for a in sorted({a for _, a in pairs}):
+            if not self._in_gradebook(a):  # a fresh machine: the gradebook learns the cells
+                ok &= self.release([a])
+        for student, a in pairs:
+            ok &= self._run(f"autograde {a} {student}", self.api.autograde, a, student)
+        return ok
+
+    def feedback(self, assignment: str | None = None) -> bool:
+        """Feedback HTML for every autograded submission, hidden tests cleared."""
+        pairs = self.submissions("autograded", assignment)
+        ok = bool(pairs)
+        for student, a in pairs:
+            ok &= self._run(f"feedback {a} {student}", self.api.generate_feedback, a, student)
+        return ok
+
+    def export(self, dest: Path | str | None = None) -> Path:
+        """Write the gradebook as CSV (nbgrader's CsvExportPlugin); returns the path."""
+        from nbgrader.api import Gradebook
+        from nbgrader.plugins import CsvExportPlugin
+        dest = Path(dest) if dest else self.root / "autograde" / "grades.csv"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with Gradebook(self.coursedir.db_url) as gb:
+            CsvExportPlugin(to=str(dest), config=self.cfg).export(gb)
+        print(f"ok   grades -> {dest}")
+        return dest
+
+    def collect(self, src: Path | str, assignment: str | None = None,
+                regexp: str | None = None) -> list[tuple[str, str]]:
+        """Import submissions: a folder ``<student>/<assignment>/<nb>.ipynb`` or an LMS zip."""
+        src = Path(src)
+        if src.is_dir():
+            return self._collect_folder(src)
+        if zipfile.is_zipfile(src):
+            return self._collect_zip(src, assignment, regexp)
+        raise ValueError(f"collect: {src} is neither a folder nor a zip file")
+
+    def _collect_folder(self, src: Path) -> list[tuple[str, str]]:
+        known, pairs = set(self.assignments()), []
+        for nb in sorted(src.glob("*/*/*.ipynb")):
+            student, a = nb.parent.parent.name, nb.parent.name
+            if a not in known:
+                print(f"skip {nb}: {a!r} is not an assignment ({', '.join(sorted(known))})",
+                      file=sys.stderr)
+                continue
+            if (student, a) not in pairs:
+                dest = self._dir("submitted") / student / a
+                shutil.rmtree(dest, ignore_errors=True)
+                shutil.copytree(nb.parent, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+                pairs.append((student, a))
+                print(f"ok   collect {a} {student}")
+        return pairs
+
+    def notebook_stems(self, assignment: str) -> list[str]:
+        return sorted(p.stem for p in (self._dir("source") / assignment).glob("*.ipynb"))
+
+    def default_regexp(self, assignment: str) -> str:
+        """Matches ``…/<student>/<nb>.ipynb``, ``…/<student>/<assignment>/<nb>.ipynb`` and
+        LMS renames such as ``…/<student>_<ids>_<nb>.ipynb`` (Canvas) or ``<nb>-1.ipynb``."""
+        stems = "|".join(map(re.escape, self.notebook_stems(assignment)))
+        a = re.escape(assignment)
+        return (rf"^.*/(?!(?:{a}|{stems})(?:[/.-]|$))(?P<student_id>[^/_]+)(?:_[^/]*)?[/_]"
+                rf"(?:{a}/)?(?P<file_id>{stems})(?:-\d+)?\.ipynb$")
+
+    def _collect_zip(self, src: Path, assignment: str | None, regexp: str | None):
+        from nbgrader.apps import ZipCollectApp
+        from nbgrader.utils import capture_log
+        if assignment is None:
+            names = {Path(n).stem.rsplit("-", 1)[0] for n in zipfile.ZipFile(src).namelist()}
+            found = [a for a in self.assignments()
+                     if any(n.endswith(s) for s in self.notebook_stems(a) for n in names)]
+            if len(found) != 1:
+                raise ValueError(f"collect: say which assignment {src.name} holds "
+                                 f"(--assignment; found {found or 'none'})")
+            assignment = found[0]
+        with tempfile.TemporaryDirectory(prefix="zipcollect-") as tmp:
+            archive = Path(tmp) / assignment / "archive"
+            archive.mkdir(parents=True)
+            shutil.copy(src, archive / src.name)
+            cfg = Config(self.cfg)
+            cfg.ZipCollectApp.downloaded_directory = os.path.relpath(tmp, self.root)
+            cfg.ZipCollectApp.force = True
+            cfg.ZipCollectApp.strict = True
+            cfg.FileNameCollectorPlugin.named_regexp = regexp or self.default_regexp(assignment)
+            before = set(self.submissions("submitted", assignment))
+            app = ZipCollectApp(coursedir=self.coursedir, config=cfg)
+            self.coursedir.assignment_id = assignment
+            try:
+                ok = self._run(f"zip collect {assignment} from {src.name}", capture_log, app)
+            finally:
+                self.coursedir.assignment_id = ""
+            if not ok:
+                raise RuntimeError("zip collect failed (see the log above)")
+            submitted = re.escape(str(self._dir("submitted")))
+            students = sorted(set(re.findall(rf"Copying to: {submitted}/([^/]+)/",
+                                             self.last_result.get("log", ""))))
+        pairs = [(s, assignment) for s in students]
+        for s, a in pairs:
+            print(f"ok   collect {a} {s}{'' if (s, a) not in before else ' (replaced)'}")
+        return pairs
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="labsupport grade",
+                                description="trainers' grading loop on nbgrader (see docs/trainers.md)")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("release", help="regenerate notebooks/ from solutions/ (all, or the named)")
+    r.add_argument("assignments", nargs="*")
+    c = sub.add_parser("collect", help="import a folder <student>/<assignment>/<nb>.ipynb or an LMS zip")
+    c.add_argument("source", type=Path)
+    c.add_argument("--assignment", help="the assignment a zip holds (guessed when unique)")
+    c.add_argument("--regexp", help="nbgrader FileNameCollectorPlugin.named_regexp for a zip")
+    for name, help_ in (("autograde", "autograde autograde/submitted"),
+                        ("feedback", "feedback HTML for autograded work")):
+        sub.add_parser(name, help=help_).add_argument("assignment", nargs="?")
+    e = sub.add_parser("export", help="export grades to autograde/grades.csv")
+    e.add_argument("--to", type=Path, help="CSV path (default autograde/grades.csv)")
+    args = p.parse_args(argv)
+
+    course = Course()
+    try:
+        if args.cmd == "release":
+            unknown = set(args.assignments) - set(course.assignments())
+            if unknown:
+                p.error(f"unknown assignment(s) {sorted(unknown)}; "
+                        f"allowed: {course.assignments()}")
+            return 0 if course.release(args.assignments) else 1
+        if args.cmd == "collect":
+            return 0 if course.collect(args.source, args.assignment, args.regexp) else 1
+        if args.cmd == "autograde":
+            return 0 if course.autograde(args.assignment) else 1
+        if args.cmd == "feedback":
+            return 0 if course.feedback(args.assignment) else 1
+        course.export(args.to)
+        return 0
+    except ValueError as err:
+        print(err, file=sys.stderr)
+        return 2

@@ -1,0 +1,108 @@
+"""The one surface through which tests reach student code: an exercise's answer cell.
+
+``cell(ex_id, source)`` finds the answer cell whose nbgrader ``grade_id`` is ``ex_id``:
+``source="solution"`` in ``solutions/``, ``"release"`` the stub in ``notebooks/``, any
+other name the variant ``tests/variants/<ex_id>__<name>.py`` (a full replacement of the
+cell's source). ``run(ex_id, source)`` executes that one cell in a fresh namespace and
+returns the namespace; ``target(ex_id, source)`` returns the object the exercise's check
+takes (``labsupport.exercises.exNN.TARGETS[ex_id]`` names it).
+"""
+from __future__ import annotations
+
+import ast
+import asyncio
+import inspect
+import os
+import re
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+VARIANTS = ROOT / "tests" / "variants"
+os.environ.setdefault("MPLBACKEND", "Agg")  # answer cells may plot; no display in tests
+
+
+@dataclass(frozen=True)
+class Cell:
+    ex_id: str
+    source_name: str      # "solution", "release" or a variant's bug name
+    cell_type: str        # "code" or "markdown"
+    source: str
+    notebook: Path        # where the cell (or the variant) came from
+    nbgrader: dict
+
+
+def _find(ex_id: str, folder: Path) -> tuple[Path, dict]:
+    for path in sorted(folder.glob("*/*.ipynb")):
+        for c in nbformat.read(path, as_version=4).cells:
+            if c.metadata.get("nbgrader", {}).get("grade_id") == ex_id:
+                return path, c
+    raise LookupError(f"no cell with grade_id {ex_id!r} in {folder.relative_to(ROOT)}/"
+                      + (" — run `make release`?" if folder.name == "notebooks" else ""))
+
+
+def variants(ex_id: str) -> list[str]:
+    """Bug names of the variant files for ``ex_id`` (``<ex_id>__<bug>.py``)."""
+    return sorted(p.stem.split("__", 1)[1] for p in VARIANTS.glob(f"{ex_id}__*.py"))
+
+
+def cell(ex_id: str, source: str = "solution") -> Cell:
+    """The answer cell of ``ex_id`` from the solution, the release or a variant."""
+    path, c = _find(ex_id, ROOT / ("notebooks" if source == "release" else "solutions"))
+    text = c.source
+    if source not in ("solution", "release"):
+        variant = VARIANTS / f"{ex_id}__{source}.py"
+        if not variant.exists():
+            raise LookupError(f"no variant {variant.relative_to(ROOT)}")
+        path, text = variant, variant.read_text()
+    return Cell(ex_id, source, c.cell_type, text, path, dict(c.metadata.get("nbgrader", {})))
+
+
+def _python(source: str) -> str:
+    """Cell source as plain Python: IPython magics and shell lines (%, !) dropped."""
+    return "\n".join("" if re.match(r"\s*[%!]", line) else line for line in source.splitlines())
+
+
+def run(ex_id: str, source: str = "solution") -> dict:
+    """Execute the answer cell alone in a fresh namespace and return the namespace.
+
+    Top-level ``await`` (allowed in notebooks) runs on a fresh event loop.
+    """
+    c = cell(ex_id, source)
+    if c.cell_type != "code":
+        raise TypeError(f"{ex_id} is a {c.cell_type} cell (graded by hand), not code")
+    ns: dict = {"__name__": f"__{ex_id}__"}
+    code = compile(_python(c.source), f"<{ex_id}:{source}>", "exec",
+                   flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    result = eval(code, ns)  # noqa: S307 - the code under test is the lab's own cell
+    if inspect.iscoroutine(result):
+        asyncio.run(result)
+    return ns
+
+
+def check_function(ex_id: str):
+    """``labsupport.exercises.<module>.check_<ex_id>`` (module: ``ex02`` for ``ex02_1``)."""
+    module = import_module(f"labsupport.exercises.{ex_id.split('_')[0]}")
+    return getattr(module, f"check_{ex_id}")
+
+
+def target_name(ex_id: str) -> str:
+    """The name the answer cell defines for the check (the module's ``TARGETS``)."""
+    module = import_module(f"labsupport.exercises.{ex_id.split('_')[0]}")
+    targets = getattr(module, "TARGETS", {})
+    if ex_id not in targets:
+        raise LookupError(f"{module.__name__}.TARGETS has no entry for {ex_id!r} "
+                          "(see docs/conventions.md, 'Check modules')")
+    return targets[ex_id]
+
+
+def target(ex_id: str, source: str = "solution"):
+    """Run the answer cell and return the object the check function takes."""
+    ns = run(ex_id, source)
+    name = target_name(ex_id)
+    if name not in ns:
+        raise NameError(f"the {source} cell of {ex_id} does not define {name!r}")
+    return ns[name]

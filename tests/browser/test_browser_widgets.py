@@ -1,0 +1,129 @@
+"""Notebooks 02 and 06 in a real JupyterLab in Chromium: Run All, move the ``max_batch``
+and ``max_delay_ms`` sliders, and see the plots (``img`` src) and readouts change.
+No request may leave 127.0.0.1; screenshots go to test-artifacts/browser/."""
+import json
+import re
+import time
+from urllib.parse import urlsplit
+
+import pytest
+
+from conftest import ARTIFACTS, ROOT
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
+
+NOTEBOOKS = {  # notebook → (text that shows Run All reached the end, readout selector)
+    "02_micro_batcher": (None, ".lab-readout"),
+    "06_live_demo": ("stop it now with svc.stop()", ".widget-html-content"),
+}
+SLIDERS = ("max_batch", "max_delay_ms")
+
+
+def _snapshot(page) -> dict:
+    return page.evaluate("""() => ({
+        imgs: [...document.querySelectorAll('.jp-OutputArea-output img')].map(e => e.src),
+        texts: [...document.querySelectorAll('.widget-html-content, .lab-readout, ' +
+                "[data-mime-type='application/vnd.jupyter.stdout']")].map(e => e.innerText)
+    })""")
+
+
+def _wait_run_all_done(page, marker, timeout_s: float) -> None:
+    """Until every code cell has an execution number; fail fast if Run All stopped at an
+    error (no cell running, some never run, for 5 s in a row)."""
+    deadline, stalled_since = time.monotonic() + timeout_s, None
+    while True:
+        prompts = page.eval_on_selector_all(".jp-CodeCell .jp-InputArea-prompt",
+                                            "els => els.map(e => e.textContent.trim())")
+        if prompts and all(re.fullmatch(r"\[\d+\]:", p) for p in prompts):
+            break
+        if "[*]:" not in prompts:
+            stalled_since = stalled_since or time.monotonic()
+            if time.monotonic() - stalled_since > 5:
+                errs = page.locator(".jp-OutputArea-output[data-mime-type="
+                                    "'application/vnd.jupyter.stderr']").all_inner_texts()
+                page.screenshot(path=str(ARTIFACTS / "run_all_stalled.png"), full_page=True)
+                pytest.fail(f"Run All stopped before the end: prompts {prompts}\n" +
+                            "\n".join(errs)[-3000:])
+        else:
+            stalled_since = None
+        assert time.monotonic() < deadline, f"Run All not finished after {timeout_s} s"
+        page.wait_for_timeout(500)
+    if marker:
+        page.get_by_text(marker).first.wait_for(timeout=10_000)
+
+
+def _slider(page, name: str):
+    rows = page.locator(".widget-slider").filter(
+        has=page.locator(".widget-label", has_text=re.compile(rf"^{name}$")))
+    assert rows.count() >= 1, f"no slider described {name!r}"
+    return rows.last
+
+
+@pytest.mark.parametrize("name", list(NOTEBOOKS))
+def test_sliders_redraw_plots_and_readouts(page, lab, name):
+    path = lab["root"] / f"{name}.ipynb"
+    if not path.exists():
+        pytest.skip(f"{name}.ipynb is not in solutions/ yet")
+    marker, readout_sel = NOTEBOOKS[name]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    left: list[str] = []
+
+    def guard(route):
+        host = urlsplit(route.request.url).hostname
+        if host in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            left.append(route.request.url)
+            route.abort()
+
+    page.context.route("**/*", guard)
+    t = {"lab_start_s": round(lab["start_s"], 2)}
+    t0 = time.monotonic()
+    page.goto(f"{lab['base']}/lab/tree/{name}.ipynb?token={lab['token']}&reset")
+    page.locator("#jp-main-statusbar").get_by_text("Idle").first.wait_for(timeout=90_000)
+    t["page_to_idle_s"] = round(time.monotonic() - t0, 2)
+
+    t1 = time.monotonic()
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_text("Run All Cells", exact=True).click()
+    _wait_run_all_done(page, marker, timeout_s=300)
+    t["run_all_s"] = round(time.monotonic() - t1, 2)
+    _slider(page, "max_batch").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / f"{name}_0_run_all.png"))
+
+    for k, knob in enumerate(SLIDERS, start=1):
+        row = _slider(page, knob)
+        row.scroll_into_view_if_needed()
+        handle = row.locator(".noUi-handle").first
+        before_val = handle.get_attribute("aria-valuenow")
+        before = _snapshot(page)
+        before_readouts = page.eval_on_selector_all(readout_sel,
+                                                    "els => els.map(e => e.innerText)")
+        t2 = time.monotonic()
+        handle.focus()
+        for _ in range(8):  # down: a smaller batch / shorter wait always changes the result
+            handle.press("ArrowLeft")
+        page.wait_for_function(
+            "([el, v]) => el.getAttribute('aria-valuenow') !== v",
+            arg=[handle.element_handle(), before_val], timeout=10_000)
+        after_val = handle.get_attribute("aria-valuenow")
+        assert float(after_val) < float(before_val), (knob, before_val, after_val)
+        assert row.locator(".widget-readout").inner_text().strip() != "", knob
+        page.wait_for_function(
+            """([imgs, texts, sel]) => {
+                const now = [...document.querySelectorAll('.jp-OutputArea-output img')]
+                    .map(e => e.src);
+                const rd = [...document.querySelectorAll(sel)].map(e => e.innerText);
+                const plot = now.length !== imgs.length || now.some((s, i) => s !== imgs[i]);
+                return plot && rd.length > 0 && rd.join('|') !== texts;
+            }""", arg=[before["imgs"], "|".join(before_readouts), readout_sel],
+            timeout=30_000)
+        t[f"{knob}_redraw_s"] = round(time.monotonic() - t2, 2)
+        page.locator("#jp-main-statusbar").get_by_text("Idle").first.wait_for(timeout=60_000)
+        page.screenshot(path=str(ARTIFACTS / f"{name}_{k}_{knob}.png"))
+        readouts = page.eval_on_selector_all(readout_sel, "els => els.map(e => e.innerText)")
+        assert any(re.search(r"\d", r) for r in readouts), readouts
+    t["total_s"] = round(time.monotonic() - t0, 2)
+    (ARTIFACTS / f"{name}_timings.json").write_text(json.dumps(t, indent=1))
+    print(name, json.dumps(t))
+    assert left == [], f"requests left 127.0.0.1: {left[:5]}"

@@ -1,0 +1,84 @@
+"""The real engine (tiny GPT-2) is token-identical to transformers' greedy ``generate``:
+several seeds, both modes, both admission rules, chunked prefill and forced preemption."""
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from labsupport.decoder import Engine, ModelRunner, SchedulerConfig  # noqa: E402
+from labsupport.decoder.runner import tiny_gpt2  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """A 2-layer model runs fastest, and steadiest on a shared machine, on one thread."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def _reference(model, prompts, outs):
+    refs = []
+    for p, n in zip(prompts, outs):
+        ids = torch.tensor([p])
+        out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n,
+                             do_sample=False, pad_token_id=0)
+        refs.append(out[0, len(p):].tolist())
+    return refs
+
+
+@pytest.fixture(scope="module", params=[0, 1, 2], ids=lambda s: f"seed{s}")
+def case(request):
+    seed = request.param
+    model = tiny_gpt2(seed)
+    g = torch.Generator().manual_seed(100 + seed)
+    n = 10
+    prompts = [torch.randint(0, 1000, (int(k),), generator=g).tolist()
+               for k in torch.randint(1, 40, (n,), generator=g)]
+    outs = [int(k) for k in torch.randint(1, 25, (n,), generator=g)]
+    return model, prompts, outs, _reference(model, prompts, outs)
+
+
+KNOBS = {
+    "continuous-reserve": dict(mode="continuous", admission="reserve", max_seqs=4),
+    "continuous-on_demand-preempt": dict(mode="continuous", admission="on_demand", max_seqs=6,
+                                         kv_budget_tokens=80, block_size=8,
+                                         max_tokens_per_step=24),
+    "request-level": dict(mode="request", admission="reserve", max_seqs=4),
+}
+
+
+@pytest.mark.parametrize("name", KNOBS)
+def test_token_identical_to_generate(case, name):
+    model, prompts, outs, refs = case
+    eng = Engine(ModelRunner(model, device="cpu"), SchedulerConfig(**KNOBS[name]))
+    finished = []
+    res = eng.run([(p, n, 2.0 * i) for i, (p, n) in enumerate(zip(prompts, outs))],
+                  on_finish=finished.append)
+    assert sorted(s.id for s in finished) == list(range(len(prompts)))   # each once
+    assert [s.output for s in res.sequences] == refs
+    assert res.peak_kv_blocks <= res.num_blocks
+    if "preempt" in name:
+        assert sum(s.preemptions for s in res.sequences) > 0, "no preemption was forced"
+
+
+def test_step_api_as_the_demo_uses_it():
+    model = tiny_gpt2(0)
+    eng = Engine(ModelRunner(model, device="cpu"), SchedulerConfig(max_seqs=2))
+    a, b = eng.add([5, 17, 42], 6), eng.add([7, 7], 3)
+    done = []
+    while eng.has_work():
+        done += eng.step()
+    assert [s.id for s in done] == [b.id, a.id]
+    assert [a.output, b.output] == _reference(model, [[5, 17, 42], [7, 7]], [6, 3])
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA (CPU twin above)")
+def test_token_identical_on_cuda():
+    model = tiny_gpt2(0)
+    prompts, outs = [[1, 2, 3], [4] * 20, [9, 8]], [5, 7, 9]
+    refs = _reference(model, prompts, outs)
+    eng = Engine(ModelRunner(model, device="cuda"), SchedulerConfig(max_seqs=2))
+    res = eng.run([(p, n, 0.0) for p, n in zip(prompts, outs)])
+    assert [s.output for s in res.sequences] == refs

@@ -1,0 +1,37 @@
+"""`labsupport grade`: argument errors are clear; the LMS file-name pattern finds students."""
+import re
+
+import pytest
+
+from labsupport.grading import Course, main
+
+
+def test_unknown_assignment_names_the_allowed_ones(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["release", "99_nope"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "99_nope" in err and "07_knowledge_check" in err
+
+
+def test_collect_rejects_what_is_neither_folder_nor_zip(tmp_path, capsys):
+    bogus = tmp_path / "grades.txt"
+    bogus.write_text("not a zip")
+    assert main(["collect", str(bogus)]) == 2
+    assert "neither a folder nor a zip" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path, student", [
+    ("/x/extracted/lms/jdoe_12345_67890_07_knowledge_check.ipynb", "jdoe"),
+    ("/x/extracted/lms/jdoe_12345_67890_07_knowledge_check-1.ipynb", "jdoe"),
+    ("/x/extracted/lms/alice/07_knowledge_check.ipynb", "alice"),
+    ("/x/extracted/lms/alice/07_knowledge_check/07_knowledge_check.ipynb", "alice"),
+    ("/x/extracted/lms/bob_42/07_knowledge_check.ipynb", "bob"),
+    ("/x/extracted/lms/carol/00_welcome.ipynb", None),
+    ("/x/extracted/lms/carol/07_knowledge_check.py", None),
+])
+def test_default_lms_pattern(path, student):
+    m = re.match(Course().default_regexp("07_knowledge_check"), path)
+    assert (m and m.group("student_id")) == student
+    if m:
+        assert m.group("file_id") == "07_knowledge_check"

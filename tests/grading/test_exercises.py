@@ -1,0 +1,60 @@
+"""Every exercise: its check passes on the solution, fails on the release stub and on every
+known buggy variant (tests/variants/<id>__<bug>.py). ``pytest -m ex02_1`` runs one exercise."""
+import pytest
+
+import adapters
+from conftest import exercise_ids
+
+
+def _cases():
+    for ex in exercise_ids():
+        for source in ["solution", "release", *adapters.variants(ex)]:
+            yield pytest.param(ex, source, marks=getattr(pytest.mark, ex), id=f"{ex}-{source}")
+
+
+def _failure(ex_id: str, obj) -> AssertionError | None:
+    """Run the visible then the hidden check; return the AssertionError, if any."""
+    check = adapters.check_function(ex_id)
+    try:
+        check(obj)
+        check(obj, hidden=True)
+    except AssertionError as err:
+        assert str(err).strip(), f"check_{ex_id} failed without telling the student what to fix"
+        return err
+    return None
+
+
+@pytest.mark.parametrize("ex_id, source", list(_cases()))
+def test_exercise(ex_id, source):
+    cell = adapters.cell(ex_id, "solution")
+    if cell.cell_type == "markdown":  # a discussion answer, graded by hand
+        _manual(ex_id, source)
+        return
+    if source == "solution":
+        assert _failure(ex_id, adapters.target(ex_id, "solution")) is None
+    elif source == "release":
+        stub = adapters.cell(ex_id, "release").source
+        assert f'NotImplementedError("{ex_id}: ' in stub, "the release stub must name the exercise"
+        try:
+            obj = adapters.target(ex_id, "release")
+        except NotImplementedError as err:
+            assert str(err).startswith(f"{ex_id}:")
+            return
+        with pytest.raises((AssertionError, NotImplementedError)):
+            check = adapters.check_function(ex_id)
+            check(obj)
+            check(obj, hidden=True)
+    else:
+        err = _failure(ex_id, adapters.target(ex_id, source))
+        assert err is not None, f"check_{ex_id} accepts the buggy variant {ex_id}__{source}"
+
+
+def _manual(ex_id: str, source: str) -> None:
+    meta = adapters.cell(ex_id, "solution").nbgrader
+    assert meta.get("grade") and meta.get("solution") and meta.get("points", 0) > 0
+    assert source in ("solution", "release"), "variants are for autograded exercises only"
+    text = adapters.cell(ex_id, source).source.strip()
+    if source == "solution":
+        assert len(text.split()) >= 20, f"{ex_id}: give the trainer a model answer"
+    else:
+        assert text == "YOUR ANSWER HERE"

@@ -1,0 +1,14 @@
+import numpy as np
+
+
+def pad_batch(seqs, pad_id=0):
+    """Right-pad token-id lists to the longest; returns (ids, mask), both [n, L]."""
+    if len(seqs) == 0:
+        raise ValueError("seqs must not be empty")
+    L = max(len(s) for s in seqs)
+    ids = np.zeros((len(seqs), L), dtype=np.int64)  # bug: always pads with 0
+    mask = np.zeros((len(seqs), L), dtype=np.int64)
+    for r, s in enumerate(seqs):
+        ids[r, :len(s)] = s
+        mask[r, :len(s)] = 1
+    return ids, mask

@@ -1,0 +1,13 @@
+import numpy as np
+
+
+def pad_batch(seqs, pad_id=0):
+    """Right-pad token-id lists to the longest; returns (ids, mask), both [n, L]."""
+    if len(seqs) == 0:
+        raise ValueError("seqs must not be empty")
+    L = max(len(s) for s in seqs)
+    ids = np.full((len(seqs), L), pad_id, dtype=np.int64)
+    for r, s in enumerate(seqs):
+        ids[r, :len(s)] = s
+    mask = np.ones_like(ids)  # bug: padding marked as real tokens
+    return ids, mask
