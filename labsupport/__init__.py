@@ -3,7 +3,8 @@
 Public API (imported lazily, so ``import labsupport`` stays fast and torch-free):
 
 - traffic: ``Request``, ``poisson``, ``bursty``, ``ClosedLoop``, ``load_trace``, ``replay``
-- policies: ``BatchConfig``, ``make_policy``, ``POLICIES``, ``Dispatch``, ``Wait``
+- policies: ``BatchConfig``, ``make_policy``, ``POLICIES``, ``Dispatch``, ``Wait``, ``Bucketed``
+- encoder: ``load_encoder``, ``Encoder`` (MiniLM, CPU or CUDA)
 - simulation: ``simulate``, ``ServiceModel``, ``SimResult``
 - runtime: ``MicroBatcher``, ``QueueFull``, ``BatcherClosed``, ``BatchSizeMismatch``
 - metrics: ``percentiles``, ``summarize``, ``find_knee``
@@ -18,7 +19,8 @@ _API = {
     "load_trace": "traffic", "replay": "traffic", "Trace": "traffic",
     "BatchConfig": "config",
     "make_policy": "policies", "POLICIES": "policies", "Dispatch": "policies", "Wait": "policies",
-    "Policy": "policies",
+    "Policy": "policies", "Bucketed": "policies",
+    "load_encoder": "encoder", "Encoder": "encoder",
     "simulate": "sim", "SimResult": "sim", "ServiceModel": "service_model",
     "MicroBatcher": "runtime", "QueueFull": "runtime", "BatcherClosed": "runtime",
     "BatchSizeMismatch": "runtime",

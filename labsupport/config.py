@@ -15,6 +15,7 @@ class BatchConfig:
     max_delay_ms: float = 5.0  # 5 ms: a few % of a typical 100 ms embedding SLO
     max_queue: int = 1024      # bound on waiting requests; beyond it submit() rejects
     max_tokens: int | None = None  # padded-token budget per batch (None: no budget)
+    edges: tuple[int, ...] | None = None  # bucket edges (tokens) for "bucketed"; None: default
 
     def __post_init__(self):
         self.max_batch = check_int("max_batch", self.max_batch, 1, 4096)
@@ -22,6 +23,9 @@ class BatchConfig:
         self.max_queue = check_int("max_queue", self.max_queue, 1)
         if self.max_tokens is not None:
             self.max_tokens = check_int("max_tokens", self.max_tokens, 1)
+        if self.edges is not None:
+            from .padding import check_edges
+            self.edges = check_edges(self.edges)
 
     @property
     def token_budget(self) -> float:

@@ -164,6 +164,8 @@ class Course:
     def feedback(self, assignment: str | None = None) -> bool:
         """Feedback HTML for every autograded submission, hidden tests cleared."""
         pairs = self.submissions("autograded", assignment)
+        if not pairs:
+            print(f"nothing autograded yet in {self._dir('autograded')}", file=sys.stderr)
         ok = bool(pairs)
         for student, a in pairs:
             ok &= self._run(f"feedback {a} {student}", self.api.generate_feedback, a, student)

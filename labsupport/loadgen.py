@@ -13,7 +13,6 @@ import asyncio
 import ipaddress
 import json
 import sys
-import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 

@@ -49,15 +49,27 @@ class Policy:
     def decide(self, queue: Sequence[Queued], now: float, busy: bool) -> Dispatch | Wait:
         raise NotImplementedError
 
+    def padded_tokens(self, batch: Sequence[Queued]) -> int:
+        """Tokens a batch computes when rows pad to its longest: n × longest."""
+        return len(batch) * max(item.length for item in batch)
+
     def _head(self, queue: Sequence[Queued]) -> Dispatch:
         """The oldest requests, up to ``max_batch`` and the padded-token budget."""
-        budget, longest, n = self.cfg.token_budget, 0, 0
-        for item in queue:
-            longest = max(longest, item.length)
-            if n == self.cfg.max_batch or (n and longest * (n + 1) > budget):
+        return self._fill(queue, range(len(queue)))
+
+    def _fill(self, queue: Sequence[Queued], members, floor: int = 0) -> Dispatch:
+        """``members`` (queue positions) in order, while the batch stays within
+        ``max_batch`` and ``max_tokens`` (rows padded to at least ``floor`` tokens). A lone
+        request above the budget still goes, alone, rather than wait forever."""
+        budget, cap = self.cfg.token_budget, self.cfg.max_batch
+        take, longest = [], floor
+        for k in members:
+            top = max(longest, queue[k].length)
+            if take and (len(take) == cap or top * (len(take) + 1) > budget):
                 break
-            n += 1
-        return Dispatch(tuple(range(max(n, 1))))
+            take.append(k)
+            longest = top
+        return Dispatch(tuple(take))
 
     def __repr__(self) -> str:
         c = self.cfg
@@ -128,7 +140,8 @@ POLICIES: dict[str, type[Policy]] = {
 
 def make_policy(policy: str | Policy = "work_conserving", cfg: BatchConfig | None = None,
                 **knobs) -> Policy:
-    """A policy by name (``naive``, ``window``, ``early``, ``work_conserving``) or as given."""
+    """A policy by name (``naive``, ``window``, ``early``, ``work_conserving``,
+    ``bucketed``) or a ``Policy`` object as given."""
     if isinstance(policy, Policy):
         return policy
     check_choice("policy", policy, POLICIES)
@@ -142,9 +155,11 @@ class Bucketed(Policy):
     waited ``max_delay_ms``, its bucket goes first, so no bucket starves. Each batch takes
     its bucket's oldest requests up to ``max_batch`` and the padded-token budget
     (``max_tokens``; rows pad to the batch's longest, or to the bucket edge with
-    ``static=True``). Default edges: ``labsupport.padding.DEFAULT_EDGES``. Lengths above
-    the last edge form one overflow bucket. Only the oldest ``window`` requests are scanned
-    (default 16 × ``max_batch``), bounding the cost of a decision under overload.
+    ``static=True``); a request larger than the budget goes alone rather than wait forever
+    (reject it before it is queued if it must not run). Default edges:
+    ``labsupport.padding.DEFAULT_EDGES``; lengths above the last edge form one overflow
+    bucket. Only the oldest ``window`` requests are scanned (default 16 × ``max_batch``),
+    bounding the cost of a decision under overload.
     Edges: the constructor's ``edges``, else ``cfg.edges`` where ``BatchConfig`` has that
     field (read at every decision, so a live reconfigure applies at once)."""
     name = "bucketed"
@@ -190,19 +205,12 @@ class Bucketed(Policy):
                    key=lambda d: (len(d.indices), -queue[d.indices[0]].arrival))
         return best
 
-    def _fill(self, queue, members: list[int]) -> Dispatch:
-        """The bucket's oldest members, up to ``max_batch`` and the token budget."""
-        budget, cap = self.cfg.token_budget, self.cfg.max_batch
+    def _fill(self, queue, members, floor: int = 0) -> Dispatch:
+        """The bucket's oldest members; with ``static`` rows pad to the bucket edge."""
         first = queue[members[0]].length
-        edge = self.edges[self.bucket(first)] if self.static and first <= self.edges[-1] else 0
-        take, longest = [], edge
-        for k in members:
-            top = max(longest, queue[k].length)
-            if take and (len(take) == cap or top * (len(take) + 1) > budget):
-                break
-            take.append(k)
-            longest = top
-        return Dispatch(tuple(take))
+        if self.static and first <= self.edges[-1]:
+            floor = self.edges[self.bucket(first)]
+        return super()._fill(queue, members, floor)
 
     def __repr__(self) -> str:
         return f"{super().__repr__()[:-1]}, edges={self.edges})"

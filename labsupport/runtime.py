@@ -243,11 +243,10 @@ class MicroBatcher:
             for p, out in zip(batch, outs):
                 self._settle(p, out)
         end = loop.time() * 1000.0
-        longest = max(p.length for p in batch)
         self.stats.batches += 1
         self.stats.batch_sizes[len(batch)] += 1
         self.stats.history.append(BatchRecord(
-            len(batch), longest * len(batch), sum(p.length for p in batch), start, end,
+            len(batch), self.policy.padded_tokens(batch), sum(p.length for p in batch), start, end,
             [start - p.arrival for p in batch], ok))
 
     def _settle(self, p: _Pending, out: Any = None, exc: BaseException | None = None) -> None:

@@ -30,7 +30,7 @@ class SimResult:
     batch_start: np.ndarray
     batch_end: np.ndarray
     batch_size: np.ndarray
-    batch_padded: np.ndarray      # padded tokens per batch (size × longest)
+    batch_padded: np.ndarray      # padded tokens per batch (policy.padded_tokens)
     batch_real: np.ndarray        # real tokens per batch
     deadline: np.ndarray = field(default=None)  # absolute ms, nan where none
     policy: str = ""
@@ -135,13 +135,12 @@ def simulate(traffic: Sequence[Request] | ClosedLoop, policy: Policy | str = "wo
                 chosen = set(idx)
                 running = [queue[k] for k in idx]
                 queue = deque(q for k, q in enumerate(queue) if k not in chosen)
-            longest = max(r.length for r in running)
-            n = len(running)
-            cost = service.cost(n, n * longest)
+            n, padded = len(running), policy.padded_tokens(running)
+            cost = service.cost(n, padded)
             busy_until, busy = t + cost, True
             bi = len(b_start)
             b_start.append(t); b_end.append(busy_until); b_size.append(n)
-            b_pad.append(n * longest); b_real.append(sum(r.length for r in running))
+            b_pad.append(padded); b_real.append(sum(r.length for r in running))
             for r in running:
                 k = slot[r.id]
                 arr[k], start[k], fin[k], bof[k], ln[k] = r.arrival, t, busy_until, bi, r.length

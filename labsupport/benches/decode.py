@@ -30,13 +30,13 @@ GOALS = {"continuous_over_request": 2.0, "slot_util_backlogged": 0.90, "over_pee
 def _args(argv):
     ap = argparse.ArgumentParser(prog="labsupport bench decode", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=192, help="requests from the trace (default 192)")
+    ap.add_argument("--n", type=int, default=256, help="requests from the trace (default 256)")
     ap.add_argument("--rate-scale", type=float, default=200.0,
                     help="arrivals this many times faster than the trace (200: overload)")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                     help="engine clock: CPU time of the step (default) or wall time")
     ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    ap.add_argument("--max-seqs", type=int, default=64, help="concurrent sequences (64)")
+    ap.add_argument("--max-seqs", type=int, default=32, help="concurrent sequences (32)")
     ap.add_argument("--kv-budget", type=int, default=16384, help="KV budget in tokens (16384)")
     ap.add_argument("--repeat", type=int, default=2,
                     help="runs of each engine, round robin; the fastest is kept (default 2)")

@@ -36,12 +36,19 @@ class StepCost:
 
     @classmethod
     def fit(cls, steps) -> "StepCost":
-        """Least squares (coefficients clipped at 0) on measured ``StepRecord``s."""
+        """Least squares on measured ``StepRecord``s, coefficients clipped at 0. Steps far
+        slower than the fit (the process was descheduled: a shared machine) are dropped and
+        the fit repeated, so a few stalls do not skew it."""
         if len(steps) < 4:
             raise ValueError("StepCost.fit needs at least 4 measured steps")
         X = np.array([[1.0, st.seqs, st.tokens, st.kv_read] for st in steps])
         y = np.array([st.ms for st in steps])
-        coef = np.maximum(np.linalg.lstsq(X, y, rcond=None)[0], 0.0)
+        keep = np.ones(len(y), bool)
+        for _ in range(3):
+            coef = np.maximum(np.linalg.lstsq(X[keep], y[keep], rcond=None)[0], 0.0)
+            res = y - X @ coef
+            mad = np.median(np.abs(res[keep] - np.median(res[keep]))) + 1e-9
+            keep = res <= np.median(res[keep]) + 4 * 1.4826 * mad
         return cls(*map(float, coef))
 
 

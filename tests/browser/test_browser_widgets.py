@@ -4,11 +4,12 @@ No request may leave 127.0.0.1; screenshots go to test-artifacts/browser/."""
 import json
 import re
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import ARTIFACTS, ROOT
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 

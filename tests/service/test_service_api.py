@@ -97,3 +97,17 @@ def test_metrics_are_prometheus_text(service):
     assert m["lab_padding_ratio"] >= 1.0
     assert {"lab_queue_depth", "lab_rejection_latency_ms_count",
             "lab_resident_memory_bytes"} <= set(m)
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--model", "fake", "--max-batch", "0"], ["max_batch", "[1, 4096]"]),
+    (["--model", "fake", "--max-delay-ms", "-1"], ["max_delay_ms"]),
+    (["--model", "fake", "--max-queue", "0"], ["max_queue", ">= 1"]),
+    (["--model", "fake", "--port", "70000"], ["port", "[0, 65535]"]),
+    (["--model", "fake", "--fake-fixed-ms", "-5"], ["fixed_ms"]),
+    (["--model", "fake", "--max-items", "0"], ["max_items"])])
+def test_serve_cli_refuses_bad_options_before_binding(argv, words, capsys):
+    from labsupport.service import main
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert all(w in err for w in words), err
