@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: help lab install install-test test test-fast doctor release autograde feedback grades \
+.PHONY: help lab install install-test test test-fast doctor release collect autograde feedback grades \
         bench-batcher bench-padding bench-decode serve clean
 
 help: ## list the targets
@@ -19,7 +19,8 @@ help: ## list the targets
 
 lab: install ## set up (first time) and open JupyterLab on notebook 00, 127.0.0.1
 	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --port $(PORT) --ServerApp.root_dir=$(CURDIR) \
-	  --LabApp.news_url=None notebooks/00_welcome/00_welcome.ipynb
+	  --LabApp.news_url=None $$( [ "$$(id -u)" = 0 ] && echo --allow-root ) \
+	  notebooks/00_welcome/00_welcome.ipynb
 
 test: install-test ## set up (first time) and run the whole test suite
 	$(PY) -m pytest -q
@@ -48,6 +49,9 @@ doctor: install ## check versions, device, model files and data
 
 release: install ## trainers: regenerate notebooks/ from solutions/ with nbgrader
 	$(PY) -m labsupport.cli grade release
+
+collect: install ## trainers: import submissions (SRC=folder or LMS zip, ASSIGNMENT=… for a zip)
+	$(PY) -m labsupport.cli grade collect $(SRC) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
 autograde: install ## trainers: autograde autograde/submitted (ASSIGNMENT=… optional)
 	$(PY) -m labsupport.cli grade autograde $(ASSIGNMENT)

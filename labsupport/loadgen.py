@@ -263,7 +263,7 @@ async def _with_parent(coro, parent_pid: int | None):
     """Run ``coro``; cancel it if ``parent_pid`` exits (a notebook kernel that stopped)."""
     if not parent_pid:
         return await coro
-    from .service import _alive
+    from .background import _alive
     task = asyncio.ensure_future(coro)
     while not task.done():
         await asyncio.wait([task], timeout=0.5)
@@ -285,54 +285,3 @@ def format_summary(s: dict) -> str:
             f"p90 {lat['p90']} ms  p99 {lat['p99']} ms\n"
             f"  429 answered in p50 {rej['p50']} ms, p99 {rej['p99']} ms; "
             f"max send lag {s['max_send_lag_ms']:.1f} ms")
-
-
-# ---- background runs (notebooks) -----------------------------------------------------
-
-@dataclass
-class LoadHandle:
-    """A ``labsupport load`` child process; ``result()`` waits and returns its summary."""
-    proc: object
-    json_path: str
-    log_path: str
-
-    def result(self, timeout_s: float | None = None) -> dict:
-        self.proc.wait(timeout_s)
-        with open(self.json_path) as f:
-            return json.load(f)
-
-    @property
-    def running(self) -> bool:
-        return self.proc.poll() is None
-
-    def stop(self) -> None:
-        from .service import _stop_process
-        _stop_process(self.proc, 3.0)
-
-
-def start_load(url: str, *, pattern: str = "poisson", rate: float = 50.0, n: int = 1000,
-               duration_s: float = 20.0, seed: int = 0, **opts) -> LoadHandle:
-    """Run ``labsupport load`` in a child process (stopped with this one; bounded by
-    ``n`` and ``duration_s``)."""
-    import subprocess
-    import tempfile
-    import weakref
-
-    from .service import _stop_process
-    check_loopback(url)
-    check_int("n", n, 1, MAX_REQUESTS)
-    check_float("duration_s", duration_s, 0.0, MAX_DURATION_S, lo_open=True)
-    tmp = tempfile.mkdtemp(prefix="labsupport-load-")
-    argv = ["load", "--url", url, "--pattern", pattern, "--rate", str(rate), "--n", str(n),
-            "--duration", str(duration_s), "--seed", str(seed), "--quiet",
-            "--json", f"{tmp}/summary.json", *[f"--{k.replace('_', '-')}={v}"
-                                                for k, v in opts.items()]]
-    import os
-    log = open(f"{tmp}/load.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "labsupport.cli", *argv,
-                             "--parent-pid", str(os.getpid())], stdout=log,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    log.close()
-    h = LoadHandle(proc, f"{tmp}/summary.json", f"{tmp}/load.log")
-    weakref.finalize(h, _stop_process, proc, 3.0)
-    return h

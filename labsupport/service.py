@@ -16,13 +16,9 @@ import argparse
 import asyncio
 import json
 import os
-import signal
 import socket
-import subprocess
 import sys
-import tempfile
 import time
-import weakref
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +27,7 @@ from typing import Any
 import numpy as np
 from starlette.requests import Request  # module level: FastAPI resolves handler annotations
 
+from .background import _alive
 from .config import BatchConfig
 from .policies import POLICIES, make_policy
 from .runtime import BatcherClosed, MicroBatcher, QueueFull
@@ -160,6 +157,7 @@ class EmbeddingService:
         self.model, self.limits = model, limits or Limits()
         self.policy_name = check_choice("policy", policy, POLICIES)
         self.metrics = ServiceMetrics()
+        self.in_flight = 0  # accepted embed requests not answered yet
         self.batcher = MicroBatcher(self._infer, max_batch=cfg.max_batch,
                                     max_delay_ms=cfg.max_delay_ms, max_queue=cfg.max_queue,
                                     max_tokens=cfg.max_tokens, policy=policy)
@@ -201,12 +199,15 @@ class EmbeddingService:
         now = time.perf_counter()
         tasks = [asyncio.ensure_future(self.batcher.submit((t, n, now), length=n))
                  for t, n in items]
+        self.in_flight += 1
         try:
             return await asyncio.gather(*tasks)
         except BaseException:
             for t in tasks:  # the request failed as a whole: drop its other texts
                 t.cancel()
             raise
+        finally:
+            self.in_flight -= 1
 
 
 def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file=None):
@@ -287,7 +288,7 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
     @app.get("/healthz")
     async def healthz():
         return {"status": "ok", "model": model_name(svc.model), "queue_depth": svc.batcher.queue_depth,
-                **svc.config()}
+                "in_flight": svc.in_flight, **svc.config()}
 
     return app
 
@@ -299,16 +300,6 @@ async def _watch_parent(app, parent_pid: int) -> None:
     server = getattr(app.state, "server", None)
     if server is not None:
         server.should_exit = True
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _write_ready(path, url: str) -> None:
@@ -379,124 +370,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-# ---- running the service in the background (notebooks, tests) ------------------------
-
-class ServiceHandle:
-    """A service running in a child process. Stops on ``stop()``, on garbage collection,
-    at interpreter exit, and (through ``--parent-pid``) when this process dies."""
-
-    def __init__(self, proc: subprocess.Popen, url: str, log_path: Path):
-        self.proc, self.url, self.log_path = proc, url, log_path
-        self._finalizer = weakref.finalize(self, _stop_process, proc)
-
-    def get(self, path: str, **params) -> Any:
-        import httpx
-        r = httpx.get(self.url + path, params=params, timeout=10)
-        r.raise_for_status()
-        return r.text if path == "/metrics" else r.json()
-
-    def stats(self, window_s: float = 2.0) -> dict:
-        return self.get("/stats", window_s=window_s)
-
-    def configure(self, **knobs) -> dict:
-        """POST new knobs; raises ``ValueError`` with the service's message when refused."""
-        import httpx
-        r = httpx.post(self.url + "/config", json=knobs, timeout=10)
-        if r.status_code != 200:
-            raise ValueError(r.json().get("error", r.text))
-        return r.json()
-
-    def embed(self, texts: str | list[str]) -> np.ndarray:
-        import httpx
-        r = httpx.post(self.url + "/embed", json={"input": texts}, timeout=30)
-        if r.status_code != 200:
-            raise RuntimeError(f"{r.status_code}: {r.json().get('error', r.text)}")
-        return np.asarray(r.json()["embeddings"])
-
-    def wait_idle(self, timeout_s: float = 10.0) -> bool:
-        """Wait until no text is queued (True) or ``timeout_s`` passed (False)."""
-        deadline = time.monotonic() + timeout_s
-        while self.get("/healthz")["queue_depth"] > 0:
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.1)
-        return True
-
-    def capacity(self, batch: int, tokens: int = 20, repeats: int = 3) -> float:
-        """Texts per second with batches of ``batch`` texts of ``tokens`` tokens, measured
-        now (median of ``repeats`` lone requests; call it on an idle service)."""
-        import httpx
-
-        from .loadgen import text_of
-        texts = [text_of(tokens, i) for i in range(check_int("batch", batch, 1, 4096))]
-        ms = []
-        for _ in range(check_int("repeats", repeats, 1, 100)):
-            r = httpx.post(self.url + "/embed", json={"input": texts}, timeout=60)
-            r.raise_for_status()
-            ms.append(r.json()["latency_ms"])
-        return 1000.0 * batch / float(np.median(ms))
-
-    @property
-    def running(self) -> bool:
-        return self.proc.poll() is None
-
-    def stop(self) -> None:
-        self._finalizer()
-
-    def __enter__(self) -> "ServiceHandle":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    def __repr__(self) -> str:
-        return f"ServiceHandle({self.url}, pid={self.proc.pid}, running={self.running})"
-
-
-def _stop_process(proc: subprocess.Popen, timeout_s: float = 8.0) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def spawn(module_argv: list[str], ready: Path, log: Path, timeout_s: float) -> subprocess.Popen:
-    """Start ``python -m labsupport.cli …`` with this process as ``--parent-pid``; wait
-    until ``ready`` exists (or raise with the child's log)."""
-    cmd = [sys.executable, "-m", "labsupport.cli", *module_argv, "--parent-pid", str(os.getpid())]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TOKENIZERS_PARALLELISM": "false"}
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + timeout_s
-    while not ready.exists():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            _stop_process(proc)
-            tail = log.read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"{' '.join(module_argv[:1])} did not start "
-                               f"(exit {proc.returncode}); log:\n{tail}")
-        time.sleep(0.05)
-    return proc
-
-
-def start_service(model: str = "fake", *, max_batch: int = 32, max_delay_ms: float = 5.0,
-                  max_queue: int = 256, policy: str = "work_conserving",
-                  fake_fixed_ms: float = 5.0, fake_per_item_ms: float = 0.2,
-                  timeout_s: float = 60.0) -> ServiceHandle:
-    """Start ``labsupport serve`` on a free 127.0.0.1 port in a child process."""
-    BatchConfig(max_batch=max_batch, max_delay_ms=max_delay_ms, max_queue=max_queue)
-    check_choice("model", model, ("fake", "minilm"))
-    tmp = Path(tempfile.mkdtemp(prefix="labsupport-serve-"))
-    argv = ["serve", "--port", "0", "--model", model, "--max-batch", str(max_batch),
-            "--max-delay-ms", str(max_delay_ms), "--max-queue", str(max_queue),
-            "--policy", policy, "--fake-fixed-ms", str(fake_fixed_ms),
-            "--fake-per-item-ms", str(fake_per_item_ms), "--ready-file", str(tmp / "ready")]
-    proc = spawn(argv, tmp / "ready", tmp / "serve.log", timeout_s)
-    return ServiceHandle(proc, (tmp / "ready").read_text().strip(), tmp / "serve.log")
 
 
 if __name__ == "__main__":

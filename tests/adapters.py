@@ -25,6 +25,17 @@ VARIANTS = ROOT / "tests" / "variants"
 os.environ.setdefault("MPLBACKEND", "Agg")  # answer cells may plot; no display in tests
 
 
+EXERCISE_ID = re.compile(r'"grade_id":\s*"((?:ex|kc)\d\d_\d+)"')
+
+
+def exercise_ids() -> list[str]:
+    """Every exercise id used as a grade_id in solutions/."""
+    ids = set()
+    for nb in ROOT.glob("solutions/*/*.ipynb"):
+        ids.update(EXERCISE_ID.findall(nb.read_text()))
+    return sorted(ids)
+
+
 @dataclass(frozen=True)
 class Cell:
     ex_id: str
@@ -44,9 +55,12 @@ def _find(ex_id: str, folder: Path) -> tuple[Path, dict]:
                       + (" — run `make release`?" if folder.name == "notebooks" else ""))
 
 
-def variants(ex_id: str) -> list[str]:
-    """Bug names of the variant files for ``ex_id`` (``<ex_id>__<bug>.py``)."""
-    return sorted(p.stem.split("__", 1)[1] for p in VARIANTS.glob(f"{ex_id}__*.py"))
+def variants(ex_id: str, passing: bool = False) -> list[str]:
+    """Names of the variant files for ``ex_id``: buggy ones (``<ex_id>__<bug>.py``), or with
+    ``passing`` other correct answers (``passing/<ex_id>__<name>.py``), named
+    ``passing/<name>``."""
+    folder, prefix = (VARIANTS / "passing", "passing/") if passing else (VARIANTS, "")
+    return sorted(prefix + p.stem.split("__", 1)[1] for p in folder.glob(f"{ex_id}__*.py"))
 
 
 def cell(ex_id: str, source: str = "solution") -> Cell:
@@ -54,7 +68,8 @@ def cell(ex_id: str, source: str = "solution") -> Cell:
     path, c = _find(ex_id, ROOT / ("notebooks" if source == "release" else "solutions"))
     text = c.source
     if source not in ("solution", "release"):
-        variant = VARIANTS / f"{ex_id}__{source}.py"
+        sub, _, name = source.rpartition("/")
+        variant = VARIANTS / sub / f"{ex_id}__{name}.py"
         if not variant.exists():
             raise LookupError(f"no variant {variant.relative_to(ROOT)}")
         path, text = variant, variant.read_text()

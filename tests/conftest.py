@@ -1,6 +1,5 @@
 """Suite-wide settings: offline models, the venv's tools on PATH, and the markers."""
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -12,15 +11,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # nbgrader shells out to alembic; jupyter to its kernels: the venv's bin must be on PATH.
 os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
 
-EXERCISE_ID = re.compile(r'"grade_id":\s*"((?:ex|kc)\d\d_\d+)"')
-
-
-def exercise_ids() -> list[str]:
-    """Every exercise id used as a grade_id in solutions/."""
-    ids = set()
-    for nb in ROOT.glob("solutions/*/*.ipynb"):
-        ids.update(EXERCISE_ID.findall(nb.read_text()))
-    return sorted(ids)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from adapters import exercise_ids  # noqa: E402  (tests/ must be importable first)
 
 
 def pytest_configure(config):

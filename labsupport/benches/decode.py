@@ -38,8 +38,8 @@ def _args(argv):
     ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     ap.add_argument("--max-seqs", type=int, default=32, help="concurrent sequences (32)")
     ap.add_argument("--kv-budget", type=int, default=16384, help="KV budget in tokens (16384)")
-    ap.add_argument("--repeat", type=int, default=2,
-                    help="runs of each engine, round robin; the fastest is kept (default 2)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of each engine, round robin; the fastest is kept (default 3)")
     ap.add_argument("--seed", type=int, default=0, help="model and prompt seed (0)")
     ap.add_argument("--model", default=None, help="local GPT-2 checkpoint (default: tiny, seeded)")
     ap.add_argument("--slo-ttft-ms", type=float, default=1000.0, help="goodput SLO on TTFT (1000)")

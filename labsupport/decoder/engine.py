@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from ..validate import check_choice, check_int
-from .scheduler import Scheduler, SchedulerConfig
+from .scheduler import RequestTooLong, Scheduler, SchedulerConfig
 from .sequence import Sequence
 
 
@@ -65,8 +65,16 @@ class Engine:
             id: int | None = None) -> Sequence:
         """Queue a request (arrival defaults to now); raises ``RequestTooLong`` if it can
         never fit the KV budget."""
+        if prompt is None:
+            raise ValueError(f"request {id}: no prompt token ids (a traffic.Request needs a "
+                             "payload: see decoder.workload.with_prompts)")
         seq = Sequence(self._next_id if id is None else id, list(prompt), int(max_new_tokens),
                        self.now if arrival is None else float(arrival))
+        limit = getattr(self.runner, "max_positions", None)
+        if limit is not None and seq.max_len > limit:
+            raise RequestTooLong(f"request {seq.id}: prompt ({len(seq.prompt)} tokens) + "
+                                 f"max_new_tokens ({seq.max_new_tokens}) exceeds the model's "
+                                 f"n_positions={limit}")
         self._next_id = max(self._next_id, seq.id) + 1
         self.sched.add(seq)
         return seq
@@ -126,5 +134,5 @@ class Engine:
 def _as_tuple(r):
     if isinstance(r, tuple):
         prompt, n, arrival = r[:3]
-        return list(prompt), int(n), float(arrival), (r[3] if len(r) > 3 else None)
-    return list(r.payload), int(r.output_len), float(r.arrival), r.id
+        return prompt, int(n), float(arrival), (r[3] if len(r) > 3 else None)
+    return r.payload, int(r.output_len), float(r.arrival), r.id

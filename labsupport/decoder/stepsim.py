@@ -21,10 +21,10 @@ from .scheduler import SchedulerConfig, StepPlan
 @dataclass(frozen=True)
 class StepCost:
     """Milliseconds per decode step as a linear model of its shape."""
-    fixed_ms: float = 0.06    # defaults: fitted to the tiny GPT-2 on the lab's 2-core CPU,
-    per_seq_ms: float = 0.025  # one torch thread (bench decode, 2026-12-02); refit with
-    per_token_ms: float = 0.022  # StepCost.fit(result.steps) on your machine
-    per_kv_ms: float = 0.00036
+    fixed_ms: float = 0.5     # defaults: fitted to the tiny GPT-2 on the lab's 2-core CPU,
+    per_seq_ms: float = 0.02   # one torch thread (bench decode, 2026-12-02); refit with
+    per_token_ms: float = 0.023  # StepCost.fit(result.steps) on your machine
+    per_kv_ms: float = 0.0002
 
     def __post_init__(self):
         for name in ("fixed_ms", "per_seq_ms", "per_token_ms", "per_kv_ms"):

@@ -73,6 +73,15 @@ def test_step_api_as_the_demo_uses_it():
     assert [a.output, b.output] == _reference(model, [[5, 17, 42], [7, 7]], [6, 3])
 
 
+def test_a_request_longer_than_the_model_is_rejected_when_added():
+    from labsupport.decoder import RequestTooLong
+    eng = Engine(ModelRunner(tiny_gpt2(0, n_positions=64), device="cpu"),
+                 SchedulerConfig(max_seqs=2))
+    with pytest.raises(RequestTooLong, match="n_positions=64"):
+        eng.add(list(range(60)), 10)
+    assert not eng.has_work()
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA (CPU twin above)")
 def test_token_identical_on_cuda():

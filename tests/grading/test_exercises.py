@@ -1,14 +1,15 @@
 """Every exercise: its check passes on the solution, fails on the release stub and on every
-known buggy variant (tests/variants/<id>__<bug>.py). ``pytest -m ex02_1`` runs one exercise."""
+known buggy variant (tests/variants/<id>__<bug>.py), and passes on other correct answers
+(tests/variants/passing/<id>__<name>.py). ``pytest -m ex02_1`` runs one exercise."""
 import pytest
 
 import adapters
-from conftest import exercise_ids
 
 
 def _cases():
-    for ex in exercise_ids():
-        for source in ["solution", "release", *adapters.variants(ex)]:
+    for ex in adapters.exercise_ids():
+        for source in ["solution", "release", *adapters.variants(ex),
+                       *adapters.variants(ex, passing=True)]:
             yield pytest.param(ex, source, marks=getattr(pytest.mark, ex), id=f"{ex}-{source}")
 
 
@@ -30,8 +31,9 @@ def test_exercise(ex_id, source):
     if cell.cell_type == "markdown":  # a discussion answer, graded by hand
         _manual(ex_id, source)
         return
-    if source == "solution":
-        assert _failure(ex_id, adapters.target(ex_id, "solution")) is None
+    if source == "solution" or source.startswith("passing/"):
+        err = _failure(ex_id, adapters.target(ex_id, source))
+        assert err is None, f"check_{ex_id} rejects a correct answer ({source}): {err}"
     elif source == "release":
         stub = adapters.cell(ex_id, "release").source
         assert f'NotImplementedError("{ex_id}: ' in stub, "the release stub must name the exercise"

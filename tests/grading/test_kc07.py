@@ -1,6 +1,5 @@
 """The knowledge check's tolerant matching, and that its answers are nowhere in plain text."""
 import re
-import sys
 from pathlib import Path
 
 import nbformat

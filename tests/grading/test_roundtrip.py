@@ -217,6 +217,7 @@ def test_round_trip(tmp_path):
     hidden_lines = {line.strip() for a in assignments for nb in src[a].values()
                     for c in nb.cells for block in HIDDEN.findall(c.source)
                     for line in block.splitlines() if line.strip()}
+    assert hidden_lines, "sanity: the graded notebooks have hidden tests to look for"
     # what students see anyway: the release, and the labsupport code it may print
     released = _spaced(" ".join(c.source for a in assignments for nb in rel[a].values()
                                  for c in nb.cells) + " ".join(

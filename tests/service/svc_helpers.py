@@ -3,6 +3,9 @@ import os
 import time
 
 import httpx
+import pytest
+
+from labsupport.background import start_service
 
 # The fake model sleeps 40 ms + 5 ms per text, max_batch 4: capacity ≈ 67 texts/s, low
 # enough that a Python load generator on 2 cores can offer 10× that.
@@ -34,3 +37,12 @@ def refused(url: str) -> bool:
     except httpx.ConnectError:
         return True
     return False
+
+
+@pytest.fixture(scope="module")
+def service():
+    """A fake-model embedding service on 127.0.0.1 (a real uvicorn process) per module."""
+    svc = start_service("fake", max_batch=MAX_BATCH, max_delay_ms=5.0, max_queue=MAX_QUEUE,
+                        fake_fixed_ms=FIXED_MS, fake_per_item_ms=PER_ITEM_MS, timeout_s=30)
+    yield svc
+    svc.stop()

@@ -5,6 +5,7 @@ import re
 import pytest
 
 from labsupport import bridge
+from svc_helpers import service  # noqa: F401  (fixture)
 
 
 def test_units_are_converted_per_system():

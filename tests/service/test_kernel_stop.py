@@ -8,8 +8,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 from svc_helpers import gone, refused
 
 START = """
-from labsupport.service import start_service
-from labsupport.loadgen import start_load
+from labsupport.background import start_service
+from labsupport.background import start_load
 from labsupport.dashboard import Dashboard
 svc = start_service("fake")
 load = start_load(svc.url, rate=40, n=5000, duration_s=120)

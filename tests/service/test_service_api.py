@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from labsupport.service_stats import parse_prometheus
+from svc_helpers import service  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(60)
 

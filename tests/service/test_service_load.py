@@ -8,7 +8,7 @@ import pytest
 from labsupport import loadgen
 from labsupport.service_stats import parse_prometheus
 
-from svc_helpers import CAPACITY_RPS, MAX_QUEUE
+from svc_helpers import CAPACITY_RPS, MAX_QUEUE, service  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(90)
 
