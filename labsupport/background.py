@@ -31,7 +31,8 @@ from .loadgen import MAX_DURATION_S, MAX_REQUESTS, check_loopback, text_of
 from .validate import check_choice, check_float, check_int
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """True while process ``pid`` exists."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -20,6 +20,7 @@ import weakref
 from collections import deque
 
 from .loadgen import check_loopback
+from .policies import POLICIES
 from .validate import check_float
 
 PANELS = (("queue_depth", "queue depth (texts)"), ("mean_batch", "mean batch size"),
@@ -139,7 +140,7 @@ class Dashboard:
         w["max_delay_ms"] = W.FloatSlider(value=cfg["max_delay_ms"], min=0.0, max=50.0,
                                           step=0.5, description="max_delay_ms", style=style,
                                           continuous_update=False)
-        w["policy"] = W.Dropdown(options=["work_conserving", "early", "window", "naive"],
+        w["policy"] = W.Dropdown(options=sorted(POLICIES),
                                  value=cfg["policy"], description="policy", style=style)
         w["image"] = W.Image(format="png", layout=W.Layout(width="100%", max_width="760px"))
         w["readout"] = W.HTML(value="starting…")

@@ -263,11 +263,11 @@ async def _with_parent(coro, parent_pid: int | None):
     """Run ``coro``; cancel it if ``parent_pid`` exits (a notebook kernel that stopped)."""
     if not parent_pid:
         return await coro
-    from .background import _alive
+    from .background import pid_alive
     task = asyncio.ensure_future(coro)
     while not task.done():
         await asyncio.wait([task], timeout=0.5)
-        if not _alive(parent_pid):
+        if not pid_alive(parent_pid):
             task.cancel()
             sys.exit(0)
     return task.result()

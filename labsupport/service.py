@@ -22,12 +22,13 @@ import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 from starlette.requests import Request  # module level: FastAPI resolves handler annotations
 
-from .background import _alive
+from .background import pid_alive
 from .config import BatchConfig
 from .policies import POLICIES, make_policy
 from .runtime import BatcherClosed, MicroBatcher, QueueFull
@@ -167,7 +168,8 @@ class EmbeddingService:
         vecs = self.model.embed([t for t, _, _ in items])
         end = time.perf_counter()
         lengths = [n for _, n, _ in items]
-        self.metrics.batch(len(items), max(lengths) * len(items), sum(lengths),
+        padded = self.batcher.policy.padded_tokens([SimpleNamespace(length=n) for n in lengths])
+        self.metrics.batch(len(items), padded, sum(lengths),
                            [(start - t0) * 1000.0 for _, _, t0 in items],
                            (end - start) * 1000.0)
         return list(np.asarray(vecs, dtype=float))
@@ -295,7 +297,7 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
 
 async def _watch_parent(app, parent_pid: int) -> None:
     """Ask uvicorn to stop once the parent process (a notebook kernel) has gone."""
-    while _alive(parent_pid) and os.getppid() == parent_pid:
+    while pid_alive(parent_pid) and os.getppid() == parent_pid:
         await asyncio.sleep(0.5)
     server = getattr(app.state, "server", None)
     if server is not None:
