@@ -9,6 +9,8 @@ Public API (imported lazily, so ``import labsupport`` stays fast and torch-free)
 - runtime: ``MicroBatcher``, ``QueueFull``, ``BatcherClosed``, ``BatchSizeMismatch``
 - metrics: ``percentiles``, ``summarize``, ``find_knee``
 - device: ``get_device``
+- decoder (subpackage): ``Engine``, ``ModelRunner``, ``SchedulerConfig``, ``stepsim``,
+  ``metrics`` — see ``labsupport/decoder/__init__.py``
 """
 from importlib import import_module
 

@@ -5,38 +5,11 @@ input it cannot place fails with a message instead of hanging the grader.
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 
 from .. import padding as ref
-
-STEP_LIMIT = 2_000_000  # traced Python lines per call: ~100× what a correct answer needs
-
-
-class _TooManySteps(AssertionError):
-    pass
-
-
-def bounded(ex: str, fn, *args, **kw):
-    """``fn(*args, **kw)`` with a step limit: an endless loop becomes an AssertionError."""
-    steps = 0
-
-    def tracer(frame, event, arg):
-        nonlocal steps
-        steps += 1
-        if steps > STEP_LIMIT:
-            raise _TooManySteps(f"{ex}: your function did not finish (it ran {STEP_LIMIT:,} "
-                                "steps on a small input). Look for a loop that never "
-                                "advances, e.g. on an input that can never fit")
-        return tracer
-    old = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        return fn(*args, **kw)
-    finally:
-        sys.settrace(old)
-
+from .guard import TooManySteps, bounded
 
 def _callable(ex: str, obj, name: str) -> None:
     if not callable(obj):
@@ -164,7 +137,7 @@ def check_ex03_3(obj, hidden: bool = False) -> None:
         got = bounded(ex, obj, lengths, budget)
     except ValueError:
         return
-    except _TooManySteps:
+    except TooManySteps:
         raise
     except AssertionError:
         raise

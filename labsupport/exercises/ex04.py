@@ -12,7 +12,7 @@ from ..policies import Bucketed
 from ..service_model import ServiceModel
 from ..sim import simulate
 from ..traffic import bursty, poisson
-from .ex03 import bounded
+from .guard import bounded
 
 N_REQUESTS, SEEDS, BURSTINESS = 600, (0, 1), 4.0  # the traffic the ex04_3 check simulates
 

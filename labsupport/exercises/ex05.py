@@ -1,6 +1,6 @@
 """Checks for notebook 05 (the continuous decoder). References: ``labsupport.decoder``'s
 scheduler (``kv_admission``) and step simulator; student functions run under the step
-limit of ``ex03.bounded``, so an endless loop fails with a message instead of hanging.
+limit of ``guard.bounded``, so an endless loop fails with a message instead of hanging.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ..decoder import Sequence, metrics
 from ..decoder.scheduler import kv_admission as ref_kv_admission
 from ..decoder.stepsim import StepCost, simulate
 from ..traffic import Request
-from .ex03 import bounded
+from .guard import bounded
 
 TARGETS = {"ex05_1": "schedule_step", "ex05_2": "kv_admission", "ex05_3": "head_to_head"}
 
