@@ -20,3 +20,10 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs CUDA (skipped without it; has a CPU twin)")
     for ex in exercise_ids():
         config.addinivalue_line("markers", f"{ex}: tests of exercise {ex}")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Browser tests last: pytest-playwright keeps its session-wide sync Playwright (and its
+    event loop, marked running on this thread) alive until the end, which would break every
+    later test that calls ``asyncio.run``."""
+    items.sort(key=lambda item: "tests/browser/" in item.nodeid.replace("\\", "/"))
