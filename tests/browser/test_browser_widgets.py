@@ -1,5 +1,6 @@
-"""Notebooks 02 and 06 in a real JupyterLab in Chromium: Run All, move the ``max_batch``
-and ``max_delay_ms`` sliders, and see the plots (``img`` src) and readouts change.
+"""Notebooks 02, 05 and 06 in a real JupyterLab in Chromium: Run All, move two sliders
+(``max_batch``/``max_delay_ms``; 05: ``max_seqs``/``kv_budget_tokens``), and see the plots
+(``img`` src) and readouts change.
 No request may leave 127.0.0.1; screenshots go to test-artifacts/browser/.
 
 Never ``playwright install``: the browser is ``shutil.which("chromium")``; without it every
@@ -106,11 +107,14 @@ def lab(tmp_path_factory, browser_type_launch_args):
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 
-NOTEBOOKS = {  # notebook → (text that shows Run All reached the end, readout selector)
-    "02_micro_batcher": (None, ".lab-readout"),
-    "06_live_demo": ("stop it now with svc.stop()", ".widget-html-content"),
+NOTEBOOKS = {  # notebook → (text that shows Run All reached the end, readout, sliders)
+    "02_micro_batcher": (None, ".lab-readout", ("max_batch", "max_delay_ms")),
+    "05_continuous_decoder": (
+        None, ".widget-output [data-mime-type='application/vnd.jupyter.stdout']",
+        ("max_seqs", "kv_budget_tokens")),
+    "06_live_demo": ("stop it now with svc.stop()", ".widget-html-content",
+                     ("max_batch", "max_delay_ms")),
 }
-SLIDERS = ("max_batch", "max_delay_ms")
 
 
 def _snapshot(page) -> dict:
@@ -158,7 +162,7 @@ def test_sliders_redraw_plots_and_readouts(page, lab, name):
     path = lab["root"] / f"{name}.ipynb"
     if not path.exists():
         pytest.skip(f"{name}.ipynb is not in solutions/ yet")
-    marker, readout_sel = NOTEBOOKS[name]
+    marker, readout_sel, sliders = NOTEBOOKS[name]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     left: list[str] = []
 
@@ -182,10 +186,10 @@ def test_sliders_redraw_plots_and_readouts(page, lab, name):
     page.get_by_text("Run All Cells", exact=True).click()
     _wait_run_all_done(page, marker, timeout_s=300)
     t["run_all_s"] = round(time.monotonic() - t1, 2)
-    _slider(page, "max_batch").scroll_into_view_if_needed()
+    _slider(page, sliders[0]).scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"{name}_0_run_all.png"))
 
-    for k, knob in enumerate(SLIDERS, start=1):
+    for k, knob in enumerate(sliders, start=1):
         row = _slider(page, knob)
         row.scroll_into_view_if_needed()
         handle = row.locator(".noUi-handle").first
