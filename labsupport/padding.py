@@ -10,7 +10,6 @@ with a warning. Nothing here ever loops on an input that cannot fit.
 """
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 from numbers import Integral
@@ -196,15 +195,16 @@ def bucketed_batches(lengths, max_batch: int, edges, *, oversize: str = "error"
 
 def token_budget_batches(lengths, max_tokens: int, max_batch: int | None = None, *,
                          oversize: str = "error") -> list[list[int]]:
-    """Consecutive batches whose padded size ``n × longest`` stays <= ``max_tokens``.
+    """Consecutive batches whose padded size ``n × longest`` stays <= ``max_tokens`` (and at
+    most ``max_batch`` rows; None: up to 4096, ``BatchConfig``'s cap).
 
     An input longer than ``max_tokens`` cannot fit any batch: ``oversize="error"`` raises
     ``TooLong``; ``"truncate"`` warns and sends it alone (to be cut to ``max_tokens``)."""
     lengths = check_lengths(lengths)
     check_int("max_tokens", max_tokens, 1)
-    cap = math.inf if max_batch is None else check_int("max_batch", max_batch, 1)
+    cap = 4096 if max_batch is None else check_int("max_batch", max_batch, 1, 4096)
     check_choice("oversize", oversize, OVERSIZE)
-    out, cur, longest = [], [], 0
+    cut = []
     for k, n in enumerate(lengths):
         if n > max_tokens:
             if oversize == "error":
@@ -212,15 +212,9 @@ def token_budget_batches(lengths, max_tokens: int, max_batch: int | None = None,
                               "raise max_tokens or pass oversize='truncate'")
             warnings.warn(f"lengths[{k}] = {n} tokens truncated to max_tokens = {max_tokens}",
                           stacklevel=2)
-            n = max_tokens
-        top = max(longest, n)
-        if cur and (len(cur) + 1 > cap or (len(cur) + 1) * top > max_tokens):
-            out.append(cur)
-            cur, top = [], n
-        cur.append(k)
-        longest = top
-    out.append(cur)
-    return out
+        cut.append(min(n, max_tokens))
+    # the budget rule itself belongs to the policies: ask the FIFO one with the backlog
+    return backlog_batches(cut, "work_conserving", max_tokens=max_tokens, max_batch=cap)
 
 
 # ---- waste -------------------------------------------------------------------------------
