@@ -8,7 +8,7 @@ from labsupport.background import start_service
 from labsupport.benches.service import AIPERF_HINT, aiperf_bin, run_aiperf
 
 pytestmark = pytest.mark.timeout(240)
-openai = pytest.importorskip("openai", reason="pip install -r requirements-test.txt")
+openai = pytest.importorskip("openai", reason="pip install -r requirements.txt (openai)")
 MODEL = "all-MiniLM-L6-v2"
 
 
