@@ -187,7 +187,7 @@ class EmbeddingService:
         if policy is not None and policy != self.policy_name:
             self.batcher.policy = make_policy(policy, self.batcher.cfg)
             self.policy_name = policy
-        self.metrics.config_changes += 1
+        self.metrics.config_changed()
         return self.config()
 
     async def embed(self, items: list[tuple[str, int]]) -> list:
@@ -214,7 +214,7 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
     """The FastAPI app around ``svc``. ``parent_pid``: exit when that process is gone.
     ``ready_file``: written with the URL once the batcher runs (for background starts)."""
     from fastapi import FastAPI
-    from fastapi.responses import JSONResponse, PlainTextResponse
+    from fastapi.responses import JSONResponse, Response
 
     def err(status: int, msg: str, **extra) -> JSONResponse:
         headers = {"Retry-After": "1"} if status in (429, 503) else None
@@ -267,8 +267,8 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
 
     @app.get("/metrics")
     async def metrics():
-        return PlainTextResponse(svc.metrics.prometheus(svc),
-                                 media_type="text/plain; version=0.0.4; charset=utf-8")
+        from prometheus_client import CONTENT_TYPE_LATEST
+        return Response(svc.metrics.prometheus(svc), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/stats")
     async def stats(window_s: float = 2.0):
@@ -318,7 +318,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="fake model: ms per padded token")
     p.add_argument("--max-batch", type=int, default=BatchConfig.max_batch)
     p.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms)
-    p.add_argument("--max-queue", type=int, default=256,
+    p.add_argument("--max-queue", type=int, default=BatchConfig.max_queue,
                    help="texts allowed to wait; more → 429 (bounds memory and latency)")
     p.add_argument("--policy", default="work_conserving", choices=sorted(POLICIES))
     p.add_argument("--max-items", type=int, default=Limits.max_items, help="texts per request")

@@ -25,9 +25,9 @@ SYSTEMS = ("triton", "tf_serving", "ray_serve")
 class Knobs:
     """What gets exported. ``max_queue`` (texts allowed to wait) maps to each system's
     overload control; ``preferred`` to Triton's preferred batch sizes (optional)."""
-    max_batch: int = 32
-    max_delay_ms: float = 5.0
-    max_queue: int = 256
+    max_batch: int = BatchConfig.max_batch
+    max_delay_ms: float = BatchConfig.max_delay_ms
+    max_queue: int = BatchConfig.max_queue
     preferred: tuple[int, ...] = ()
 
     def __post_init__(self):
