@@ -14,10 +14,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from labsupport.runtime import BatcherClosed, QueueFull
-from labsupport.service import BadInput, FakeEncoder
+from ..batching.runtime import BatcherClosed, QueueFull
 
+MINILM_IDS = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", "minilm")
 KINDS = ("invalid", "too_large", "empty", "not_found", "overloaded", "unavailable", "backend")
+
+
+class BadInput(ValueError):
+    """A client error: ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, msg: str, status: int = 422, *, param: str | None = None,
+                 kind: str = "invalid"):
+        super().__init__(msg)
+        self.status, self.param, self.kind = status, param, kind  # param: the field at fault
 
 
 @dataclass
@@ -110,9 +119,7 @@ def truncate_text(model, text: str) -> str:
 
 def model_ids(model) -> tuple[str, ...]:
     """Names a client may send as ``model``; the first is the one the service reports."""
-    if isinstance(model, FakeEncoder):
-        return ("fake",)
-    return ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", "minilm")
+    return tuple(getattr(model, "api_ids", MINILM_IDS))
 
 
 def embedding_dim(model) -> int:

@@ -19,7 +19,7 @@ import numpy as np
 
 from starlette.requests import Request  # module level: FastAPI resolves annotations
 
-from labsupport.serving.embed_core import BadInput, Parsed, check_texts, embedding_dim, \
+from .embed_core import BadInput, Parsed, check_texts, embedding_dim, \
     load_json, model_ids, retry_headers, run_embed
 
 FIELDS = {"input", "model", "encoding_format", "dimensions", "user"}

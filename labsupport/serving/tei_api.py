@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from starlette.requests import Request  # module level: FastAPI resolves annotations
 
-from labsupport.serving.embed_core import BadInput, Parsed, check_texts, load_json, \
+from .embed_core import BadInput, Parsed, check_texts, load_json, \
     retry_headers, run_embed
 
 TEI_FIELDS = {"inputs", "normalize", "truncate", "truncation_direction", "prompt_name"}

@@ -2,8 +2,8 @@
 change, after a refused change, and after a change made elsewhere (another cell)."""
 import pytest
 
-from labsupport.dashboard import Dashboard
-from labsupport.service_stats import parse_prometheus
+from labsupport.serving.dashboard import Dashboard
+from prom import parse_prometheus
 from svc_helpers import service  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(60)

@@ -4,7 +4,7 @@ import base64
 import numpy as np
 import pytest
 
-from labsupport.background import start_service
+from labsupport.serving.launcher import start_service
 from labsupport.benches.service import AIPERF_HINT, aiperf_bin, run_aiperf
 
 pytestmark = pytest.mark.timeout(240)

@@ -21,9 +21,9 @@ import time
 import weakref
 from collections import deque
 
-from .loadgen import check_loopback
-from .policies import POLICIES
-from .validate import check_float
+from .net import check_loopback, get_config, post_config
+from ..batching.policies import POLICIES
+from ..validate import check_float
 
 PANELS = (("queue_depth", "queue depth (texts)"), ("mean_batch", "mean batch size"),
           ("latency", "latency (ms)"), ("throughput_rps", "throughput (req/s)"))
@@ -87,12 +87,11 @@ class Dashboard:
     def configure(self, **knobs) -> dict:
         """POST ``knobs`` to ``/config``; raises ValueError with the service's message."""
         self._seq += 1
-        r = self._client.post(self.url + "/config", json=knobs)
-        if r.status_code != 200:
-            if "config" in r.json():  # refused: the service says what it still runs
-                self.sync(r.json()["config"])
-            raise ValueError(r.json().get("error", r.text))
-        cfg = r.json()
+        try:
+            cfg = post_config(self.url, knobs, self._client)
+        except ValueError:
+            self.sync(get_config(self.url, self._client))  # refused: show what still runs
+            raise
         self.live_config = dict(cfg)
         self.sync(cfg)
         t = self.samples[-1]["t"] if self.samples else 0.0
@@ -163,7 +162,7 @@ class Dashboard:
         """Sliders (``max_batch``, ``max_delay_ms``), a policy menu, the live plot and a
         readout. Moving a slider reconfigures the running service at once."""
         import ipywidgets as W
-        cfg = self._client.get(self.url + "/config").json()
+        cfg = get_config(self.url, self._client)
         self.live_config = dict(cfg)
         style = {"description_width": "initial"}
         w = self._w

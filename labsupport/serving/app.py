@@ -18,7 +18,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import sys
 import time
 from contextlib import asynccontextmanager
@@ -30,15 +29,15 @@ from typing import Any
 import numpy as np
 from starlette.requests import Request  # module level: FastAPI resolves handler annotations
 
-from .background import pid_alive
-from .config import BatchConfig
-from .policies import POLICIES, make_policy
-from .runtime import MicroBatcher, QueueFull
-from .service_model import ServiceModel
-from .service_stats import ServiceMetrics
-from .validate import check_choice, check_int
+from ..batching.config import BatchConfig
+from ..batching.policies import POLICIES, make_policy
+from ..batching.runtime import MicroBatcher, QueueFull
+from ..costs import ServiceModel
+from .embed_core import BadInput
+from .net import HOST, free_socket, pid_alive
+from .stats import ServiceMetrics
+from ..validate import check_choice, check_int
 
-HOST = "127.0.0.1"  # loopback only: the lab never exposes a port to the network
 CONFIG_KNOBS = ("max_batch", "max_delay_ms", "max_queue", "policy")
 
 
@@ -51,6 +50,7 @@ class FakeEncoder:
         self.cost = cost or ServiceModel()
         self.dim = check_int("dim", dim, 1, 4096)
         self.max_length = check_int("max_length", max_length, 3)
+        self.api_ids = ("fake",)  # the model names clients may ask for (OpenAI's "model")
         self.name = (f"fake({self.cost.fixed_ms:g} ms + {self.cost.per_item_ms:g} ms/item"
                      f" + {self.cost.per_token_ms:g} ms/token)")
 
@@ -72,21 +72,12 @@ def load_model(name: str, **fake_knobs):
     if name == "fake":
         return FakeEncoder(ServiceModel(**{k: v for k, v in fake_knobs.items()
                                            if k in ("fixed_ms", "per_item_ms", "per_token_ms")}))
-    from .encoder import load_encoder
+    from ..encoder.model import load_encoder
     return load_encoder()
 
 
 def model_name(model) -> str:
     return getattr(model, "name", None) or repr(model)
-
-
-class BadInput(ValueError):
-    """A client error: ``status`` is the HTTP status to answer with."""
-
-    def __init__(self, msg: str, status: int = 422, *, param: str | None = None,
-                 kind: str = "invalid"):
-        super().__init__(msg)
-        self.status, self.param, self.kind = status, param, kind  # param: the field at fault
 
 
 @dataclass
@@ -154,7 +145,7 @@ class EmbeddingService:
         if policy is not None and policy != self.policy_name:
             self.batcher.policy = make_policy(policy, self.batcher.cfg)
             self.policy_name = policy
-        self.metrics.config_changes += 1
+        self.metrics.config_changed()
         return self.config()
 
     async def embed(self, items: list[tuple[str, int]]) -> list:
@@ -181,7 +172,7 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
     """The FastAPI app around ``svc``. ``parent_pid``: exit when that process is gone.
     ``ready_file``: written with the URL once the batcher runs (for background starts)."""
     from fastapi import FastAPI
-    from fastapi.responses import JSONResponse, PlainTextResponse
+    from fastapi.responses import JSONResponse, Response
 
     def err(status: int, msg: str, **extra) -> JSONResponse:
         headers = {"Retry-After": "1"} if status in (429, 503) else None
@@ -201,14 +192,14 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
     app = FastAPI(title="labsupport embedding service", lifespan=lifespan)
     app.state.url = None
 
-    from .serving import openai_api, tei_api  # POST /embed (TEI + lab), /v1/… (OpenAI)
+    from . import openai_api, tei_api  # POST /embed (TEI + lab), /v1/… (OpenAI)
     app.include_router(tei_api.router(svc))
     app.include_router(openai_api.router(svc))
 
     @app.get("/metrics")
     async def metrics():
-        return PlainTextResponse(svc.metrics.prometheus(svc),
-                                 media_type="text/plain; version=0.0.4; charset=utf-8")
+        from prometheus_client import CONTENT_TYPE_LATEST
+        return Response(svc.metrics.prometheus(svc), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/stats")
     async def stats(window_s: float = 2.0):
@@ -248,17 +239,6 @@ def _write_ready(path, url: str) -> None:
     tmp.replace(path)
 
 
-def free_socket(port: int = 0) -> socket.socket:
-    """A listening-ready TCP socket on 127.0.0.1 (``port=0``: a free port)."""
-    # proto=IPPROTO_TCP matters: asyncio only sets TCP_NODELAY on accepted sockets whose
-    # proto says TCP; without it every keep-alive response stalls ~40 ms (Nagle + delayed ACK)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((HOST, port))
-    return sock
-
-
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="labsupport serve", description=__doc__.split("\n\n")[0])
     p.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (0: any free)")
@@ -269,7 +249,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="fake model: ms per padded token")
     p.add_argument("--max-batch", type=int, default=BatchConfig.max_batch)
     p.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms)
-    p.add_argument("--max-queue", type=int, default=256,
+    p.add_argument("--max-queue", type=int, default=BatchConfig.max_queue,
                    help="texts allowed to wait; more → 429 (bounds memory and latency)")
     p.add_argument("--policy", default="work_conserving", choices=sorted(POLICIES))
     p.add_argument("--max-items", type=int, default=Limits.max_items, help="texts per request")
