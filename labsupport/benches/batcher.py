@@ -8,10 +8,10 @@ import json
 import statistics
 import time
 
-from ..policies import POLICIES
-from ..runtime import MicroBatcher
-from ..service_model import ServiceModel
-from ..sim import simulate
+from ..batching.policies import POLICIES
+from ..batching.runtime import MicroBatcher
+from ..costs import ServiceModel
+from ..sim.simulator import simulate
 from ..traffic import poisson
 
 GOALS = {"work_conserving_saturation_fraction": ">= 0.97",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..probe import ProbeResult, probe, timed
+from ..sim.scenarios import ProbeResult, probe, timed
 
 EPS_MS = 0.5  # virtual-clock slack: model calls take no virtual time in these checks
 

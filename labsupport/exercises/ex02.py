@@ -1,5 +1,5 @@
 """Checks for notebook 02 (the micro-batcher). Each batcher check drives the student's class
-through scripted arrivals on the virtual clock (``labsupport.probe``), so a check takes
+through scripted arrivals on the virtual clock (``labsupport.sim.scenarios``), so a check takes
 milliseconds and gives the same verdict every time. Each check tests one behaviour only.
 The shared pieces live in ``batcher_probe``, the sweep and knee checks in ``ex02_knee``.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..probe import ProbeResult, timed
+from ..sim.scenarios import ProbeResult, timed
 from .batcher_probe import (EPS_MS, _batches_ok, _late, _no_hangs, _right_results, _run,
                             _shout, cancel_safe, oldest_first)
 from .ex02_knee import check_ex02_7, check_ex02_8, reference_sweep  # noqa: F401 (re-export)

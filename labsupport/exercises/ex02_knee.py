@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from ..metrics import find_knee, percentiles
-from ..service_model import ServiceModel
-from ..sim import simulate
+from ..costs import ServiceModel
+from ..sim.simulator import simulate
 from ..traffic import poisson
 
 

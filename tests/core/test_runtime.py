@@ -1,4 +1,4 @@
-"""MicroBatcher fault handling and timing, on the virtual clock (labsupport.vclock)."""
+"""MicroBatcher fault handling and timing, on the virtual clock (labsupport.sim.vclock)."""
 import asyncio
 import threading
 import time
@@ -8,7 +8,7 @@ import pytest
 from labsupport import (BatchSizeMismatch, BatcherClosed, MicroBatcher, QueueFull,
                         ServiceModel, simulate)
 from labsupport.traffic import Request, bursty
-from labsupport.vclock import run
+from labsupport.sim.vclock import run
 
 
 def sleepy(model=ServiceModel(5.0, 0.2), seen=None):

@@ -26,20 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from .config import BatchConfig
-from .loadgen import MAX_DURATION_S, MAX_REQUESTS, check_loopback, text_of
-from .validate import check_choice, check_float, check_int
-
-
-def pid_alive(pid: int) -> bool:
-    """True while process ``pid`` exists."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+from ..batching.config import BatchConfig
+from .loadgen import MAX_DURATION_S, MAX_REQUESTS, text_of
+from .net import check_loopback, pid_alive, post_config
+from ..validate import check_choice, check_float, check_int
 
 
 class ServiceHandle:
@@ -61,11 +51,7 @@ class ServiceHandle:
 
     def configure(self, **knobs) -> dict:
         """POST new knobs; raises ``ValueError`` with the service's message when refused."""
-        import httpx
-        r = httpx.post(self.url + "/config", json=knobs, timeout=10)
-        if r.status_code != 200:
-            raise ValueError(r.json().get("error", r.text))
-        return r.json()
+        return post_config(self.url, knobs)
 
     def embed(self, texts: str | list[str]) -> np.ndarray:
         import httpx

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .metrics import percentiles
-from .runtime import MicroBatcher
-from .validate import check_float, check_int
+from ..metrics import percentiles
+from ..batching.runtime import MicroBatcher
+from ..validate import check_float, check_int
 
 DOCS = [  # (title, text): a small knowledge base about serving, written for this lab
     ("dynamic batching", "Dynamic batching collects requests that arrive within a short "
@@ -190,10 +190,10 @@ class RagPipeline:
     def __post_init__(self):
         check_int("top_k", self.top_k, 1, len(self.docs))
         if self.encoder is None:
-            from .encoder import load_encoder
+            from ..encoder.model import load_encoder
             self.encoder = load_encoder()
         if self.engine is None:
-            from .decoder import Engine, ModelRunner, SchedulerConfig
+            from ..decoder import Engine, ModelRunner, SchedulerConfig
             self.engine = Engine(ModelRunner(), SchedulerConfig(
                 max_seqs=self.max_seqs, kv_budget_tokens=max(4096, 512 * self.max_seqs)))
         model = getattr(self.engine.runner, "model", None)

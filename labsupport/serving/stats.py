@@ -9,7 +9,7 @@ from collections import Counter, deque
 
 import numpy as np
 
-from .metrics import percentiles
+from ..metrics import percentiles
 
 MS_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
 SIZE_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)

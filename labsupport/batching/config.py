@@ -4,7 +4,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .validate import check_float, check_int
+from ..validate import check_float, check_int
+from .shapes import check_edges
 
 
 @dataclass
@@ -24,7 +25,6 @@ class BatchConfig:
         if self.max_tokens is not None:
             self.max_tokens = check_int("max_tokens", self.max_tokens, 1)
         if self.edges is not None:
-            from .padding import check_edges
             self.edges = check_edges(self.edges)
 
     @property

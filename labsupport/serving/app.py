@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import sys
 import time
 from contextlib import asynccontextmanager
@@ -28,15 +27,14 @@ from typing import Any
 import numpy as np
 from starlette.requests import Request  # module level: FastAPI resolves handler annotations
 
-from .background import pid_alive
-from .config import BatchConfig
-from .policies import POLICIES, make_policy
-from .runtime import BatcherClosed, MicroBatcher, QueueFull
-from .service_model import ServiceModel
-from .service_stats import ServiceMetrics
-from .validate import check_choice, check_int
+from ..batching.config import BatchConfig
+from ..batching.policies import POLICIES, make_policy
+from ..batching.runtime import BatcherClosed, MicroBatcher, QueueFull
+from ..costs import ServiceModel
+from .net import HOST, free_socket, pid_alive
+from .stats import ServiceMetrics
+from ..validate import check_choice, check_int
 
-HOST = "127.0.0.1"  # loopback only: the lab never exposes a port to the network
 CONFIG_KNOBS = ("max_batch", "max_delay_ms", "max_queue", "policy")
 
 
@@ -70,7 +68,7 @@ def load_model(name: str, **fake_knobs):
     if name == "fake":
         return FakeEncoder(ServiceModel(**{k: v for k, v in fake_knobs.items()
                                            if k in ("fixed_ms", "per_item_ms", "per_token_ms")}))
-    from .encoder import load_encoder
+    from ..encoder.model import load_encoder
     return load_encoder()
 
 
@@ -308,17 +306,6 @@ def _write_ready(path, url: str) -> None:
     tmp = Path(f"{path}.tmp")
     tmp.write_text(url)
     tmp.replace(path)
-
-
-def free_socket(port: int = 0) -> socket.socket:
-    """A listening-ready TCP socket on 127.0.0.1 (``port=0``: a free port)."""
-    # proto=IPPROTO_TCP matters: asyncio only sets TCP_NODELAY on accepted sockets whose
-    # proto says TCP; without it every keep-alive response stalls ~40 ms (Nagle + delayed ACK)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((HOST, port))
-    return sock
 
 
 def _parser() -> argparse.ArgumentParser:

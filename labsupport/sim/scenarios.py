@@ -1,5 +1,5 @@
 """Drive any batcher (anything with ``await submit(item)``) through a scripted scenario on the
-virtual clock (``labsupport.vclock``) and record what every caller got, and when.
+virtual clock (``labsupport.sim.vclock``) and record what every caller got, and when.
 
 Notebook 02's experiments and the checks in ``labsupport.exercises.ex02`` both use it:
 
