@@ -1,6 +1,6 @@
 # Bug: cancelled requests are dropped before the batch runs, but a caller who gives up
 # WHILE the model runs still makes set_result raise, and the callers after it hang.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class CancelSafeBatcher(LessonBatcher):

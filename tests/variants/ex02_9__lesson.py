@@ -1,5 +1,5 @@
 # The lesson's batcher unchanged: set_result on a cancelled future raises and stops delivery.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class CancelSafeBatcher(LessonBatcher):

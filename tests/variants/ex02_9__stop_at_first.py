@@ -2,7 +2,7 @@
 # after it in the batch still wait forever.
 import asyncio
 
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class CancelSafeBatcher(LessonBatcher):
