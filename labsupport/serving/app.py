@@ -31,7 +31,7 @@ from starlette.requests import Request  # module level: FastAPI resolves handler
 
 from ..batching.config import BatchConfig
 from ..batching.policies import POLICIES, make_policy
-from ..batching.runtime import MicroBatcher, QueueFull
+from ..batching.runtime import MicroBatcher
 from ..costs import ServiceModel
 from .embed_core import BadInput
 from .net import HOST, free_socket, pid_alive
@@ -150,10 +150,7 @@ class EmbeddingService:
 
     async def embed(self, items: list[tuple[str, int]]) -> list:
         """Queue every text; all or nothing: a full queue rejects the whole request."""
-        if self.batcher.queue_depth + len(items) > self.batcher.cfg.max_queue:
-            self.batcher.stats.rejected += len(items)
-            raise QueueFull(f"queue full: {self.batcher.queue_depth} texts waiting, "
-                            f"max_queue={self.batcher.cfg.max_queue}; retry later")
+        self.batcher.admit(len(items))
         now = time.perf_counter()
         tasks = [asyncio.ensure_future(self.batcher.submit((t, n, now), length=n))
                  for t, n in items]

@@ -140,17 +140,16 @@ async def run_embed(svc, request, parse: Callable[[bytes], Parsed]) -> tuple[Par
     except BadInput:
         svc.metrics.outcome("bad_input")
         raise
-    if q.queue_depth >= q.cfg.max_queue:  # full: answer before parsing
-        q.stats.rejected += 1
-        svc.metrics.outcome("rejected", (time.perf_counter() - t0) * 1000.0)
-        raise _queue_full(svc)
     try:
-        parsed = parse(body)
-    except BadInput:
-        svc.metrics.outcome("bad_input")
-        raise
-    try:
+        q.admit()  # full: answer before parsing
+        try:
+            parsed = parse(body)
+        except BadInput:
+            svc.metrics.outcome("bad_input")
+            raise
         vecs = await svc.embed(parsed.items)
+    except BadInput:  # already counted
+        raise
     except QueueFull as exc:
         svc.metrics.outcome("rejected", (time.perf_counter() - t0) * 1000.0)
         raise BadInput(str(exc), 429, kind="overloaded") from None
@@ -164,12 +163,6 @@ async def run_embed(svc, request, parse: Callable[[bytes], Parsed]) -> tuple[Par
     ms = (time.perf_counter() - t0) * 1000.0
     svc.metrics.outcome("ok", ms, n=len(parsed.items))
     return parsed, vecs, ms
-
-
-def _queue_full(svc) -> BadInput:
-    q = svc.batcher
-    return BadInput(f"queue full: {q.queue_depth} texts waiting, max_queue="
-                    f"{q.cfg.max_queue}; retry later", 429, kind="overloaded")
 
 
 def retry_headers(status: int) -> dict[str, str] | None:
