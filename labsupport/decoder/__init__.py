@@ -1,7 +1,8 @@
 """A small continuous-batching LLM engine (shaped like nano-vllm), for notebook 05 and the
 live demo.
 
-Files: ``sequence`` (request state), ``kvcache`` (paged KV block manager), ``scheduler``
+Files: ``sequence`` (request state), ``kvcache`` (paged KV block manager, with optional
+automatic prefix caching: ``SchedulerConfig(prefix_caching=True)``), ``scheduler``
 (admission and retirement: continuous or request-level; ``reserve`` or ``on_demand``
 KV admission), ``runner`` (a GPT-2 decoder over the paged cache, CPU or CUDA),
 ``engine`` (``step()`` = schedule → run → postprocess), ``stepsim`` (the same engine

@@ -40,6 +40,8 @@ class EngineResult:
     peak_kv_blocks: int = 0
     num_blocks: int = 0
     meta: dict = field(default_factory=dict)
+    prefix_hit_tokens: int = 0   # prompt tokens served from the prefix cache (not fed)
+    evictions: int = 0           # cached blocks reused for other tokens
 
 
 class Engine:
@@ -127,8 +129,10 @@ class Engine:
             for seq in self.step():
                 if on_finish is not None:
                     on_finish(seq)
+        kv = self.sched.kv
         return EngineResult(sorted(all_seqs, key=lambda s: s.id), self.steps, self.cfg,
-                            self.sched.kv.peak_blocks, self.sched.kv.num_blocks)
+                            kv.peak_blocks, kv.num_blocks, prefix_hit_tokens=kv.hit_tokens,
+                            evictions=kv.evictions)
 
 
 def _as_tuple(r):

@@ -15,7 +15,9 @@ Two admission rules for the KV budget:
   block and none is free, the newest running sequence is preempted: its blocks are freed
   and it goes back to the head of the queue, to be recomputed (prompt + tokens so far).
 
-Prompts longer than ``max_tokens_per_step`` are prefilled in chunks. A request whose
+Prompts longer than ``max_tokens_per_step`` are prefilled in chunks. With ``prefix_caching``
+an admitted sequence first takes the cached blocks of its leading full blocks (see
+``kvcache``) and only the rest of its prompt is fed to the model. A request whose
 length can never fit the KV budget is rejected by ``add`` (``RequestTooLong``).
 Pure Python: imports no torch.
 """
@@ -63,7 +65,8 @@ class SchedulerConfig:
     block_size: int = 16            # tokens per KV block: vLLM's default
     pad_finished: bool = True       # request mode: finished rows keep computing a padding
                                     # token until the batch ends, as a static batch does
-
+    prefix_caching: bool = False    # share cached full blocks of equal prefixes
+                                    # [enable_prefix_caching]; off: every prompt is computed
 
     def __post_init__(self):
         check_choice("mode", self.mode, MODES)
@@ -117,7 +120,8 @@ class Scheduler:
     def __init__(self, cfg: SchedulerConfig | None = None, **knobs):
         self.cfg = cfg if cfg is not None else SchedulerConfig(**knobs)
         c = self.cfg
-        self.kv = BlockManager(c.kv_budget_tokens // c.block_size, c.block_size)
+        self.kv = BlockManager(c.kv_budget_tokens // c.block_size, c.block_size,
+                               prefix_caching=c.prefix_caching)
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []   # admission order: oldest first
         self.finished: list[Sequence] = []
@@ -162,10 +166,11 @@ class Scheduler:
             seq = self.waiting[0]
             if self.cfg.mode == "continuous" and budget == 0:
                 break
-            if self._decide(seq) != "admit":
+            hits = self.kv.prefix_hits(seq)
+            if self._decide(seq, hits) != "admit":
                 break                                # FIFO: no overtaking, no starvation
             self.waiting.popleft()
-            self._admit(seq, now)
+            self._admit(seq, now, hits)
             n = min(seq.uncached, budget)
             if n:
                 self.kv.grow(seq, seq.num_cached + n)
@@ -173,13 +178,18 @@ class Scheduler:
                 budget -= n
         return plan
 
-    def _decide(self, seq: Sequence) -> str:
-        """``kv_admission`` for ``seq`` (after a preemption its tokens so far count as prompt)."""
+    def _decide(self, seq: Sequence, hits: list[int] = ()) -> str:
+        """``kv_admission`` for ``seq`` (after a preemption its tokens so far count as prompt);
+        ``hits``: its cached prefix blocks, which it holds without taking free ones."""
         kv = self.kv
-        return kv_admission(len(seq), seq.max_new_tokens - len(seq.output), len(kv.free_blocks),
-                            kv.num_blocks, kv.block_size, self.cfg.admission)
+        return kv_admission(len(seq), seq.max_new_tokens - len(seq.output),
+                            kv.free_after_hits(list(hits)), kv.num_blocks, kv.block_size,
+                            self.cfg.admission)
 
-    def _admit(self, seq: Sequence, now: float) -> None:
+    def _admit(self, seq: Sequence, now: float, hits: list[int] = ()) -> None:
+        if hits:
+            self.kv.share(seq, list(hits))
+            seq.prefix_hit = max(seq.prefix_hit, seq.num_cached)
         if self.cfg.admission == "reserve":
             self.kv.grow(seq, seq.max_len)
         seq.status, seq.slot = Status.RUNNING, self.free_slots.pop(0)
@@ -219,6 +229,7 @@ class Scheduler:
             if pad:
                 continue
             seq.num_cached += n
+            self.kv.commit(seq, seq.num_cached - n)
             if tok is None:
                 continue
             seq.output.append(int(tok))
