@@ -75,3 +75,20 @@ def shared_prefix_requests(n: int, prefix_len: int = 96, *, suffix_len: tuple[in
         reqs.append(Request(i, float(t[i]), len(prompt),
                             int(rng.integers(output_len[0], output_len[1] + 1)), prompt))
     return reqs
+
+
+def synthetic_code_trace(n: int = 2000, *, seed: int = 0) -> Trace:
+    """A trace shaped like Azure's 2023 *code* trace: long prompts (lognormal, median 1500
+    tokens, clipped to 3..7500) and short outputs (lognormal, median 13, p90 ~55, clipped to
+    1..1000); gaps as the conversation trace's (gamma, mean 181 ms, CV 1.09). Replay it
+    with ``trace_requests(trace=...)`` to scale it to the small model like the
+    conversation trace."""
+    check_int("n", n, 1)
+    rng = np.random.default_rng(seed)
+    shape = 1 / 1.094 ** 2
+    t = np.concatenate([[0.0], np.cumsum(rng.gamma(shape, 180.8 / shape, n - 1))])
+    ctx = np.clip(np.round(rng.lognormal(np.log(1500), 0.6, n)), 3, 7500).astype(int)
+    # p90 / median = 55 / 13 -> sigma = ln(55 / 13) / z_0.9
+    gen = np.clip(np.round(rng.lognormal(np.log(13), np.log(55 / 13) / 1.2816, n)), 1,
+                  1000).astype(int)
+    return Trace(t, ctx, gen, "synthetic code-shaped")
