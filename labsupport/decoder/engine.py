@@ -112,13 +112,20 @@ class Engine:
         return done
 
     def run(self, requests: Iterable = (), on_finish: Callable[[Sequence], None] | None = None,
-            ) -> EngineResult:
+            max_steps: int | None = None) -> EngineResult:
         """Replay ``requests`` (objects with ``arrival`` ms, ``payload`` = prompt token ids and
-        ``output_len``; or ``(prompt, max_new_tokens, arrival)`` tuples) until all finish."""
+        ``output_len``; or ``(prompt, max_new_tokens, arrival)`` tuples) until all finish.
+        ``max_steps``: raise ``RuntimeError`` after that many steps (a scheduler that makes
+        no progress would loop forever)."""
         pending = sorted((_as_tuple(r) for r in requests), key=lambda r: r[2])
         all_seqs = list(self.sched.waiting) + list(self.sched.running)
-        i = 0
+        i, tries = 0, 0
         while i < len(pending) or self.has_work():
+            tries += 1
+            if max_steps is not None and tries > max_steps:
+                raise RuntimeError(f"the engine did not finish within max_steps={max_steps}: "
+                                   f"{len(self.sched.waiting)} waiting, "
+                                   f"{len(self.sched.running)} running")
             while i < len(pending) and pending[i][2] <= self.now:
                 p, n, a, rid = pending[i]
                 all_seqs.append(self.add(p, n, arrival=a, id=rid))

@@ -39,12 +39,12 @@ def grow_or_preempt(seq: Sequence, n_tokens: int, running: list[Sequence], kv: B
     return True
 
 
-def admit_waiting(waiting, free_places: int, budget: int, admit, feed) -> int:
+def admit_waiting(waiting, free_places: int, budget: int, admit, feed) -> None:
     """Continuous admission under the step's token budget: while a place is free and tokens
     are left, offer the head of ``waiting`` to ``admit(seq)`` (True: the KV budget let it
     start); stop at the first that does not fit (FIFO, no overtaking). An admitted sequence
     leaves ``waiting`` and ``feed(seq, n)`` schedules its first chunk: ``n`` = as much of
-    its prompt as the budget still allows (chunked prefill). Returns the budget left."""
+    its prompt as the budget still allows (chunked prefill)."""
     while waiting and free_places > 0 and budget > 0:
         seq = waiting[0]
         if not admit(seq):
@@ -54,4 +54,3 @@ def admit_waiting(waiting, free_places: int, budget: int, admit, feed) -> int:
         n = min(seq.uncached, budget)
         feed(seq, n)
         budget -= n
-    return budget

@@ -140,6 +140,10 @@ class Scheduler:
             n = min(seq.uncached, budget)
             if self.grow_fn(seq, seq.num_cached + n, self.running, self.kv,
                             lambda victim: self._preempt(victim, plan)):
+                if (seq.status is not Status.RUNNING
+                        or self.kv.extra_blocks(seq, seq.num_cached + n)):
+                    raise ValueError(f"grow_or_preempt returned True for sequence {seq.id}, "
+                                     "which was preempted or lacks its blocks")
                 plan.add(seq, n)
                 budget -= n
         if self.cfg.mode == "request" and self.running:
@@ -215,6 +219,11 @@ class Scheduler:
         self.running.append(seq)
 
     def _preempt(self, seq: Sequence, plan: StepPlan) -> None:
+        if seq not in self.running:
+            raise ValueError(f"preempt(seq): sequence {seq.id} is not running")
+        if any(s is seq for s in plan.seqs):
+            raise ValueError(f"preempt(seq): sequence {seq.id} already runs in this step; "
+                             "preempt the newest running sequence (running[-1]) instead")
         self.running.remove(seq)
         self._release(seq)
         seq.status = Status.WAITING

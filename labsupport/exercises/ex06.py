@@ -1,6 +1,9 @@
-"""Checks for notebook 05 (the continuous decoder). References: ``labsupport.decoder``'s
+"""Checks for notebook 06 (the continuous decoder). References: ``labsupport.decoder``'s
 scheduler (``kv_admission``) and step simulator; student functions run under the step
 limit of ``guard.bounded``, so an endless loop fails with a message instead of hanging.
+
+ex06_1..3 were ex05_1..3 in release 0.1.0: ``labsupport.exercises.ex05`` still offers
+``check_ex05_1..3`` (the same checks under their old ids) for gradebooks made then.
 """
 from __future__ import annotations
 
@@ -14,8 +17,10 @@ from ..decoder.scheduler import kv_admission as ref_kv_admission
 from ..decoder.stepsim import StepCost, simulate
 from ..traffic import Request
 from .guard import bounded
+from .scheduler_parts import check_ex06_4, check_ex06_5  # noqa: F401  (re-exported)
 
-TARGETS = {"ex05_1": "schedule_step", "ex05_2": "kv_admission", "ex05_3": "head_to_head"}
+TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_3": "head_to_head",
+           "ex06_4": "grow_or_preempt", "ex06_5": "admit_under_budget"}
 
 
 def _callable(ex: str, obj, name: str) -> None:
@@ -23,7 +28,7 @@ def _callable(ex: str, obj, name: str) -> None:
         raise AssertionError(f"{ex}: pass your function {name} itself, got {type(obj).__name__}")
 
 
-# ---- ex05_1: one iteration: admit, run, retire -------------------------------------------
+# ---- ex06_1: one iteration: admit, run, retire -------------------------------------------
 
 def _continuous_steps(lengths, max_seqs: int) -> int:
     """Iterations an ideal continuous batcher needs (FIFO, refilled every step)."""
@@ -94,9 +99,8 @@ def _drive(ex: str, obj, lengths, max_seqs: int) -> None:
             "place), then run, then retire: a place freed in this step is refilled in the next")
 
 
-def check_ex05_1(obj, hidden: bool = False) -> None:
+def check_ex06_1(obj, hidden: bool = False, ex: str = "ex06_1") -> None:
     """``obj(running, waiting, max_seqs, decode) -> finished``: one continuous iteration."""
-    ex = "ex05_1"
     _callable(ex, obj, "schedule_step")
     if not hidden:
         cases = [([3, 1, 2, 5, 1], 2), ([2, 2, 2], 3)]
@@ -108,12 +112,11 @@ def check_ex05_1(obj, hidden: bool = False) -> None:
         _drive(ex, obj, [int(n) for n in lengths], max_seqs)
 
 
-# ---- ex05_2: the KV-budget admission check -----------------------------------------------
+# ---- ex06_2: the KV-budget admission check -----------------------------------------------
 
-def check_ex05_2(obj, hidden: bool = False) -> None:
+def check_ex06_2(obj, hidden: bool = False, ex: str = "ex06_2") -> None:
     """``obj(prompt_len, max_new_tokens, free_blocks, num_blocks, block_size, admission)``
     -> "admit" | "wait" | "reject"."""
-    ex = "ex05_2"
     _callable(ex, obj, "kv_admission")
     if not hidden:
         cases = [(10, 6, 1, 4, 16, "reserve"), (10, 7, 1, 4, 16, "reserve"),
@@ -154,7 +157,7 @@ def check_ex05_2(obj, hidden: bool = False) -> None:
         raise AssertionError(f"{ex}: {call} returned {got!r}: {hint}")
 
 
-# ---- ex05_3: the head-to-head ------------------------------------------------------------
+# ---- ex06_3: the head-to-head ------------------------------------------------------------
 
 def _trace_like(n: int, seed: int, gap_ms: float = 3.0) -> list[Request]:
     rng = np.random.default_rng(seed)
@@ -167,9 +170,8 @@ def _tps(res) -> float:
     return metrics.summarize(res)["tokens_per_s"]
 
 
-def check_ex05_3(obj, hidden: bool = False) -> None:
+def check_ex06_3(obj, hidden: bool = False, ex: str = "ex06_3") -> None:
     """``obj(requests, run, **knobs) -> {"continuous_tps", "request_tps", "speedup"}``."""
-    ex = "ex05_3"
     _callable(ex, obj, "head_to_head")
     cost = StepCost(fixed_ms=0.5, per_seq_ms=0.08, per_token_ms=0.01, per_kv_ms=0.0002)
     run = partial(simulate, cost=cost)
