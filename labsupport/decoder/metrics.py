@@ -11,17 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics import percentiles
+from .tokentimes import token_metrics
 
 
 def per_request(res) -> dict[str, np.ndarray]:
+    """Per-request arrays from the sequences' token timestamps (``tokentimes``)."""
     s = res.sequences
-    arrival = np.array([q.arrival for q in s])
-    first = np.array([q.first_token for q in s])
-    finish = np.array([q.finish for q in s])
-    out = np.array([len(q.output) for q in s])
-    tpot = np.where(out > 1, (finish - first) / np.maximum(out - 1, 1), np.nan)
-    return {"arrival": arrival, "ttft": first - arrival, "tpot": tpot, "e2e": finish - arrival,
-            "out": out, "finish": finish}
+    m = token_metrics([q.arrival for q in s], [q.token_times for q in s])
+    return {"arrival": np.array([q.arrival for q in s]), "ttft": m["ttft"], "tpot": m["tpot"],
+            "e2e": m["e2e"], "out": m["out"], "finish": np.array([q.finish for q in s])}
 
 
 def slot_utilisation(res, backlogged: bool = False) -> float:
