@@ -30,6 +30,9 @@ class StepRecord:
     kv_blocks: int = 0    # KV blocks in use after the step
     seqs: int = 0         # rows computed (padding rows included)
     kv_read: int = 0      # KV tokens read by the attention (padded, see StepPlan.kv_read)
+    kv_tokens: int = 0    # tokens whose K/V the running sequences hold after the step
+    blocks: list[tuple[int, list[int]]] | None = None  # (sequence id, block table) per
+                                                        # running sequence (record_blocks)
 
 
 @dataclass
@@ -48,10 +51,12 @@ class Engine:
     """``Engine(runner, SchedulerConfig(...))``; ``add(...)`` requests, then ``step()`` or
     ``run()``. ``runner``: a ``ModelRunner`` (real model) or a ``stepsim.CostRunner``.
     ``keep_steps``: keep only about the last that many ``StepRecord``s (a long-running
-    server); ``num_steps`` counts every step run."""
+    server); ``num_steps`` counts every step run. ``record_blocks``: keep every step's block
+    tables (``timeline.plot_blocks``)."""
 
     def __init__(self, runner, cfg: SchedulerConfig | None = None, *, clock: str = "wall",
-                 keep_steps: int | None = None, **knobs):
+                 keep_steps: int | None = None, record_blocks: bool = False, **knobs):
+        self.record_blocks = bool(record_blocks)
         self.cfg = cfg if cfg is not None else SchedulerConfig(**knobs)
         self.clock = check_choice("clock", clock, ("wall", "cpu", "model"))
         self.sched = Scheduler(self.cfg)
@@ -103,9 +108,12 @@ class Engine:
         fed = {s.id: n for s, n, p in zip(plan.seqs, plan.num_new, plan.pad) if not p}
         rows = [(s.slot, s.id, fed.get(s.id, 0)) for s in self.sched.running]
         done = self.sched.postprocess(plan, tokens, self.now)
-        self.steps.append(StepRecord(start, ms, plan.num_tokens, rows, waiting,
-                                     len(plan.preempted), self.sched.kv.used_blocks,
-                                     len(plan.seqs), kv_read))
+        running = self.sched.running
+        self.steps.append(StepRecord(
+            start, ms, plan.num_tokens, rows, waiting, len(plan.preempted),
+            self.sched.kv.used_blocks, len(plan.seqs), kv_read,
+            sum(s.num_cached for s in running),
+            [(s.id, list(s.block_table)) for s in running] if self.record_blocks else None))
         self.num_steps += 1
         if self.keep_steps is not None and len(self.steps) > 2 * self.keep_steps:
             del self.steps[:-self.keep_steps]   # a long-running server keeps memory bounded
