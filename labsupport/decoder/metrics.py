@@ -52,3 +52,15 @@ def summarize(res, slo_ttft_ms: float | None = None, slo_tpot_ms: float | None =
         out["goodput_rps"] = 1000.0 * ok.sum() / span if span > 0 else 0.0
         out["slo_met"] = float(ok.mean())
     return out
+
+
+def kv_waste(res) -> float:
+    """Share of the KV blocks in use that hold no token (reserved ahead, or the unused tail
+    of a sequence's last block), weighted by step time: ``1 − kv_tokens / (kv_blocks ×
+    block_size)`` over the steps."""
+    bs = res.config.block_size
+    ms = np.array([st.ms for st in res.steps])
+    held = np.array([st.kv_blocks * bs for st in res.steps], float)
+    used = np.array([st.kv_tokens for st in res.steps], float)
+    w = ms * held
+    return float(1.0 - (ms * used).sum() / w.sum()) if w.sum() > 0 else 0.0
