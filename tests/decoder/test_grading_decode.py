@@ -13,8 +13,11 @@ import adapters
 from labsupport.grading import Course, course_config
 
 ROOT = Path(__file__).resolve().parents[2]
-A = "05_continuous_decoder"
-BUGS = {"ex05_1": "never_frees", "ex05_2": "admits_past_budget", "ex05_3": "same_engine"}
+BUGS = {"05_decode_basics": {"ex05_4": "no_gqa", "ex05_5": "tpot_over_n",
+                             "ex05_6": "ignores_kv"},
+        "06_continuous_decoder": {"ex06_1": "never_frees", "ex06_2": "admits_past_budget",
+                                  "ex06_3": "same_engine", "ex06_4": "oldest_victim",
+                                  "ex06_5": "no_chunking"}}
 pytestmark = pytest.mark.slow
 
 
