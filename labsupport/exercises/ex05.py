@@ -14,6 +14,7 @@ from ..decoder.kvmath import LLAMA3_8B, kv_budget_tokens, kv_bytes_per_token
 from ..decoder.roofline import GPUS, crossover_batch
 from ..decoder.tokentimes import token_metrics
 from . import ex06
+from .ex06 import _callable
 from .guard import bounded
 
 TARGETS = {"ex05_4": "kv_budget", "ex05_5": "decode_metrics", "ex05_6": "crossover_batch"}
@@ -32,11 +33,6 @@ def check_ex05_2(obj, hidden: bool = False) -> None:
 def check_ex05_3(obj, hidden: bool = False) -> None:
     """0.1.0's ex05_3 (now ex06_3): the head-to-head."""
     ex06.check_ex06_3(obj, hidden, ex="ex05_3")
-
-
-def _callable(ex: str, obj, name: str) -> None:
-    if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function {name} itself, got {type(obj).__name__}")
 
 
 # ---- ex05_4: KV bytes per token and the KV budget ----------------------------------------

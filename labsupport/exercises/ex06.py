@@ -17,7 +17,8 @@ from ..decoder.scheduler import kv_admission as ref_kv_admission
 from ..decoder.stepsim import StepCost, simulate
 from ..traffic import Request
 from .guard import bounded
-from .scheduler_parts import check_ex06_4, check_ex06_5  # noqa: F401  (re-exported)
+from .scheduler_parts import cases as _sched_cases
+from .scheduler_parts import compare
 
 TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_3": "head_to_head",
            "ex06_4": "grow_or_preempt", "ex06_5": "admit_under_budget"}
@@ -201,3 +202,51 @@ def check_ex06_3(obj, hidden: bool = False, ex: str = "ex06_3") -> None:
                     "from the first arrival to the last finish (ms → s), idle gaps included")
         if not np.isclose(float(got["speedup"]), c / r, rtol=1e-6):
             raise AssertionError(f"{ex}: speedup must be continuous_tps / request_tps")
+
+
+# ---- ex06_4, ex06_5: scheduler parts, run inside the real scheduler --------------------
+
+def _grow_hint(a, b) -> str:
+    if b.preempted > a.preempted:
+        return ("You preempted more than needed: stop as soon as kv.can_grow(seq, n_tokens), "
+                "and take victims from the newest end, running[-1]")
+    if b.preempted < a.preempted:
+        return "Keep preempting the newest running sequence while too few blocks are free"
+    return ("Preempt the NEWEST running sequence (running[-1]), not another one; return False "
+            "only when seq itself was preempted, True once kv.grow(seq, n_tokens) succeeded")
+
+
+def check_ex06_4(obj, hidden: bool = False) -> None:
+    """``obj(seq, n_tokens, running, kv, preempt) -> bool``: on-demand growth."""
+    ex = "ex06_4"
+    _callable(ex, obj, "grow_or_preempt")
+
+    def rule(seq, n_tokens, running, kv, preempt):
+        out = bounded(ex, obj, seq, n_tokens, running, kv, preempt)
+        if not isinstance(out, bool):
+            raise AssertionError(f"{ex}: return True (seq holds its blocks) or False (seq "
+                                 f"itself was preempted), got {out!r}")
+        return out
+    for reqs, knobs in _sched_cases(hidden):
+        compare(ex, reqs, knobs, _grow_hint, grow_fn=rule)
+
+
+def _admit_hint(a, b) -> str:
+    if len(b.rows) < len(a.rows) or b.tokens < a.tokens:
+        return ("Keep admitting while a place is free, tokens are left in the step's budget "
+                "and admit(seq) says it fits; give each one n = min(seq.uncached, budget) "
+                "tokens, computed after admit (a cached prefix shrinks seq.uncached)")
+    return ("Stop at the first sequence that does not fit (FIFO), and when the step's token "
+            "budget is spent")
+
+
+def check_ex06_5(obj, hidden: bool = False) -> None:
+    """``obj(waiting, free_places, budget, admit, feed)``: continuous admission under the
+    step's token budget, with chunked prefill."""
+    ex = "ex06_5"
+    _callable(ex, obj, "admit_under_budget")
+
+    def rule(*args):
+        return bounded(ex, obj, *args)
+    for reqs, knobs in _sched_cases(hidden):
+        compare(ex, reqs, knobs, _admit_hint, admit_fn=rule)
