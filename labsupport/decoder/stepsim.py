@@ -66,6 +66,15 @@ class CostRunner:
 def simulate(requests: list[Request], cfg: SchedulerConfig | None = None,
              cost: StepCost = DEFAULT_COST, **knobs) -> EngineResult:
     """Run ``requests`` (``length`` prompt tokens, ``output_len`` to generate, ``arrival``
-    ms) through the engine on the cost model's clock."""
+    ms) through the engine on the cost model's clock. The prompt is the request's
+    ``payload`` when it holds ``length`` token ids, else a filler unique to the request (so
+    the prefix cache finds only prefixes that are really shared)."""
     eng = Engine(CostRunner(cost), cfg, clock="model", **knobs)
-    return eng.run([([0] * r.length, r.output_len, r.arrival, r.id) for r in requests])
+    return eng.run([(_prompt(r), r.output_len, r.arrival, r.id) for r in requests])
+
+
+def _prompt(r: Request) -> list[int]:
+    p = getattr(r, "payload", None)
+    if p is not None and len(p) == r.length:
+        return list(p)
+    return [-1 - int(r.id)] * r.length
