@@ -63,9 +63,8 @@ def test_openai_sdk_raises_its_own_errors_with_our_message(client):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(aiperf_bin() is None, reason=AIPERF_HINT)
 def test_aiperf_profiles_the_service_offline(minilm):
-    if aiperf_bin() is None:
-        pytest.skip(AIPERF_HINT)
     before = minilm.get("/stats", window_s=60)["totals"]["ok"]
     res = run_aiperf(minilm.url, MODEL, n=40, concurrency=4, tokens=32, timeout_s=180)
     assert res["returncode"] == 0, res["log_tail"]
