@@ -1,36 +1,39 @@
-"""labsupport: the Dynamic Batching Lab's engine.
+"""labsupport: the Dynamic Batching Lab's engine. Layers, bottom up (each imports only below):
 
-Public API (imported lazily, so ``import labsupport`` stays fast and torch-free):
+- leaves: ``validate``, ``paths``, ``device``
+- the world: ``traffic``, ``costs``, ``metrics``, ``queueing``
+- ``batching/``: ``config``, ``policies``, ``shapes``, ``plans``, ``runtime``, ``lesson``
+- ``sim/``: ``simulator``, ``vclock``, ``scenarios``
+- models: ``encoder/`` (MiniLM, corpus), ``decoder/`` (continuous decoding)
+- ``serving/``: the HTTP service, its stats, load generator, launcher, dashboard, exporter, RAG
+- ``notebook/``: plots and widgets; course: ``exercises/``, ``grading``, ``benches/``, ``cli``
 
-- traffic: ``Request``, ``poisson``, ``bursty``, ``ClosedLoop``, ``load_trace``, ``replay``
-- policies: ``BatchConfig``, ``make_policy``, ``POLICIES``, ``Dispatch``, ``Wait``, ``Bucketed``
-- encoder: ``load_encoder``, ``Encoder`` (MiniLM, CPU or CUDA)
-- simulation: ``simulate``, ``ServiceModel``, ``SimResult``
-- runtime: ``MicroBatcher``, ``QueueFull``, ``BatcherClosed``, ``BatchSizeMismatch``
-- metrics: ``percentiles``, ``summarize``, ``find_knee``
-- device: ``get_device``
-- decoder (subpackage): ``Engine``, ``ModelRunner``, ``SchedulerConfig``, ``stepsim``,
-  ``metrics`` — see ``labsupport/decoder/__init__.py``
+Public API, imported lazily (``import labsupport`` stays fast and torch-free): the names in
+``_API`` below. Old module paths (``labsupport.batching.policies`` …) still import: see ``moved``.
 """
 from importlib import import_module
 
-__version__ = "0.1.0"
+from . import moved
+
+__version__ = "0.2.0"
 
 _API = {
     "Request": "traffic", "poisson": "traffic", "bursty": "traffic", "ClosedLoop": "traffic",
     "load_trace": "traffic", "replay": "traffic", "Trace": "traffic",
-    "BatchConfig": "config",
-    "make_policy": "policies", "POLICIES": "policies", "Dispatch": "policies", "Wait": "policies",
-    "Policy": "policies", "Bucketed": "policies",
+    "BatchConfig": "batching.config",
+    "make_policy": "batching.policies", "POLICIES": "batching.policies",
+    "Dispatch": "batching.policies", "Wait": "batching.policies",
+    "Policy": "batching.policies", "Bucketed": "batching.policies",
     "load_encoder": "encoder", "Encoder": "encoder",
-    "simulate": "sim", "SimResult": "sim", "ServiceModel": "service_model",
-    "MicroBatcher": "runtime", "QueueFull": "runtime", "BatcherClosed": "runtime",
-    "BatchSizeMismatch": "runtime",
+    "simulate": "sim", "SimResult": "sim", "ServiceModel": "costs",
+    "MicroBatcher": "batching.runtime", "QueueFull": "batching.runtime",
+    "BatcherClosed": "batching.runtime", "BatchSizeMismatch": "batching.runtime",
     "percentiles": "metrics", "summarize": "metrics", "find_knee": "metrics",
     "get_device": "device",
 }
 
 __all__ = sorted(_API)
+moved.install()
 
 
 def __getattr__(name):

@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     uniform, _ = _best(model, uni, a.repeat, {m: dict(mode=m, **flat)
                                               for m in ("continuous", "request")})
 
-    cost = stepsim.fit_cost(runs["continuous"].steps + runs["request_level"].steps)
+    cost = stepsim.StepCost.fit(runs["continuous"].steps + runs["request_level"].steps)
     sk = dict(max_seqs=a.max_seqs, kv_budget_tokens=a.kv_budget)
     sim = {m: metrics.summarize(stepsim.simulate(reqs, mode=m, cost=cost, **sk))
            ["tokens_per_s"] for m in ("continuous", "request")}

@@ -42,7 +42,7 @@ def _best(fn, device, repeats: int) -> float:
 def _batcher_seconds(infer, texts: list[str], max_batch: int) -> tuple[float, np.ndarray]:
     """Every text submitted at once to a ``MicroBatcher`` around ``infer``; seconds until the
     last answer, and the answers in order."""
-    from labsupport.runtime import MicroBatcher
+    from labsupport.batching.runtime import MicroBatcher
 
     async def go():
         async with MicroBatcher(lambda b: list(infer(b)), max_batch=max_batch, max_delay_ms=2.0,
@@ -150,8 +150,8 @@ def main(argv: list[str] | None = None) -> int:
                                     f"torch {torch.__version__}, CUDA build "
                                     f"{torch.version.cuda}); --allow-cpu runs a CPU dry run"}))
         return 0
-    from labsupport.corpus import texts_and_lengths
-    from labsupport.encoder import Encoder
+    from labsupport.encoder.corpus import texts_and_lengths
+    from labsupport.encoder.model import Encoder
     device = torch.device("cuda" if cuda else "cpu")
     n = a.texts or (512 if cuda else 64)
     texts, _ = texts_and_lengths(n)

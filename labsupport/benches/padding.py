@@ -56,10 +56,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="CPU threads for torch (default: torch's choice; 1 is steadier on a "
                          "machine shared with other jobs)")
     a = ap.parse_args(argv)
-    from ..corpus import texts_and_lengths
-    from ..encoder import load_encoder
-    from ..padding import DEFAULT_EDGES, backlog_batches, sorted_batches, waste
-    from ..policies import Bucketed
+    from ..encoder.corpus import texts_and_lengths
+    from ..encoder.model import load_encoder
+    from ..batching.plans import backlog_batches, sorted_batches, waste
+    from ..batching.shapes import DEFAULT_EDGES
+    from ..batching.policies import Bucketed
     from ..validate import check_int
     check_int("n", a.n, 1)
     check_int("max_batch", a.max_batch, 1, 4096)

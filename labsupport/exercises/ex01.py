@@ -7,8 +7,8 @@ import numpy as np
 
 from ..metrics import utilisation as _busy_share
 from ..queueing import md1_wait_ms
-from ..service_model import ServiceModel
-from ..sim import simulate
+from ..costs import ServiceModel
+from ..sim.simulator import simulate
 from ..traffic import poisson
 
 # (policy, rate_per_s, n, seed, max_batch): a naive run and a batched one

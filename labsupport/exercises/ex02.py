@@ -1,5 +1,5 @@
 """Checks for notebook 02 (the micro-batcher). Each batcher check drives the student's class
-through scripted arrivals on the virtual clock (``labsupport.probe``), so a check takes
+through scripted arrivals on the virtual clock (``labsupport.sim.scenarios``), so a check takes
 milliseconds and gives the same verdict every time. Each check tests one behaviour only.
 """
 from __future__ import annotations
@@ -9,9 +9,9 @@ import math
 import numpy as np
 
 from ..metrics import find_knee, percentiles
-from ..probe import ProbeResult, probe, timed
-from ..service_model import ServiceModel
-from ..sim import simulate
+from ..sim.scenarios import ProbeResult, probe, timed
+from ..costs import ServiceModel
+from ..sim.simulator import simulate
 from ..traffic import poisson
 
 EPS_MS = 0.5  # virtual-clock slack: model calls take no virtual time in these checks

@@ -1,4 +1,4 @@
-"""Checks for notebook 03 (padding and bucketing). The reference is ``labsupport.padding``;
+"""Checks for notebook 03 (padding and bucketing). The references are ``labsupport.batching.shapes`` and ``.plans``;
 student functions run under a step limit, so an implementation that loops forever on an
 input it cannot place fails with a message instead of hanging the grader.
 """
@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .. import padding as ref
+from ..batching import plans, shapes
 from .guard import TooManySteps, bounded
 
 def _callable(ex: str, obj, name: str) -> None:
@@ -34,7 +34,7 @@ def check_ex03_1(obj, hidden: bool = False) -> None:
         if not (isinstance(got, tuple) and len(got) == 2):
             raise AssertionError(f"{ex}: return a pair (ids, mask), got {type(got).__name__}")
         ids, mask = (np.asarray(x) for x in got)
-        want = ref.pad(seqs, pad_id=pad_id)
+        want = shapes.pad(seqs, pad_id=pad_id)
         if ids.shape != want.shape or mask.shape != want.shape:
             raise AssertionError(f"{ex}: for {len(seqs)} sequences of lengths "
                                  f"{[len(s) for s in seqs]} ids and mask must both have shape "
@@ -73,7 +73,7 @@ def check_ex03_2(obj, hidden: bool = False) -> None:
     probes = sorted({1, *edges, *(e + 1 for e in edges[:-1]), *(e - 1 for e in edges)} - {0})
     for n in probes:
         got = bounded(ex, obj, n, edges)
-        want = ref.bucket_of(n, edges)
+        want = shapes.bucket_of(n, edges)
         if got != want:
             at = "exactly on an edge" if n in edges else "just above an edge" \
                 if n - 1 in edges else "inside a bucket"
@@ -126,7 +126,7 @@ def check_ex03_3(obj, hidden: bool = False) -> None:
                 raise AssertionError(
                     f"{ex}: batch {b} costs {padded} padded tokens (size × its longest), over "
                     f"max_tokens={budget}. Count padded tokens, not real ones")
-        want = ref.token_budget_batches(lengths, budget)
+        want = plans.token_budget_batches(lengths, budget)
         if len(got) != len(want):
             raise AssertionError(f"{ex}: with max_tokens={budget} you formed {len(got)} batches "
                                  f"where greedy filling needs {len(want)}: add each input to "
@@ -160,11 +160,11 @@ def check_ex03_4(obj, hidden: bool = False) -> None:
              ([1, 5, 2], [[0, 2], [1]])]
     if hidden:
         L = rng.integers(1, 100, 64).tolist()
-        cases = [(L, ref.fifo_batches(L, 8)), (L, ref.sorted_batches(L, 8, 64)),
+        cases = [(L, plans.fifo_batches(L, 8)), (L, plans.sorted_batches(L, 8, 64)),
                  ([9, 1, 1, 1], [[0, 1, 2, 3]])]
     for lengths, batches in cases:
         got = bounded(ex, obj, list(lengths), [list(b) for b in batches])
-        want = ref.waste(lengths, batches)["share"]
+        want = plans.waste(lengths, batches)["share"]
         try:
             val = float(got)
         except (TypeError, ValueError):

@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
-from ..corpus import load_corpus
-from ..policies import Bucketed
-from ..service_model import ServiceModel
-from ..sim import simulate
+from ..encoder.corpus import load_corpus
+from ..batching.policies import Bucketed
+from ..costs import ServiceModel
+from ..sim.simulator import simulate
 from ..traffic import bursty, poisson
 from .guard import bounded
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from labsupport.serving.replica_sim import mgc_wait_ms, simulate_replicas
 from labsupport.serving.router import ROUTINGS
-from labsupport.service_model import ServiceModel
+from labsupport.costs import ServiceModel
 from labsupport.traffic import bursty, poisson
 
 # one request per batch, 4 ms + 0.05 ms per token: service time varies with the length

@@ -2,8 +2,8 @@
 
 ``simulate_replicas`` gives each request to a replica chosen by the router's own picker
 (``router.make_picker``): the same ``pick(outstanding)`` call as the live router. Each replica
-has its own queue and its own batching policy (``labsupport.policies``), and is asked
-``decide(queue, now, busy)`` as in ``labsupport.sim``. Times are ms.
+has its own queue and its own batching policy (``labsupport.batching.policies``), and is asked
+``decide(queue, now, busy)`` as in ``labsupport.sim.simulator``. Times are ms.
 
 ``mgc_wait_ms`` is the textbook mean wait of M/G/c: c servers fed by *one* queue. It uses
 the Erlang C formula for M/M/c, scaled by (1 + cv²)/2 (Allen–Cunneen's approximation;
@@ -18,9 +18,9 @@ from typing import Sequence
 
 import numpy as np
 
-from labsupport.policies import Dispatch, make_policy
+from labsupport.batching.policies import Dispatch, make_policy, take
 from labsupport.serving.router import make_picker
-from labsupport.service_model import ServiceModel
+from labsupport.costs import ServiceModel
 from labsupport.traffic import Request
 from labsupport.validate import check_float, check_int
 
@@ -97,9 +97,7 @@ def simulate_replicas(traffic: Sequence[Request], replicas: int, routing: str = 
                 continue
             d = pols[k].decide(queues[k], t, False)
             if isinstance(d, Dispatch):
-                chosen = set(d.indices)
-                batch = [queues[k][j] for j in d.indices]
-                queues[k] = deque(q for j, q in enumerate(queues[k]) if j not in chosen)
+                batch = take(queues[k], d, pols[k])
                 busy_until[k] = t + service.cost(len(batch), pols[k].padded_tokens(batch))
                 running[k] = batch
                 sizes.append(len(batch))

@@ -15,12 +15,21 @@ import tempfile
 import time
 from pathlib import Path
 
-from labsupport.background import _stop_process, pid_alive
-from labsupport.serving.router import Router, make_router_app
+from labsupport.serving.launcher import _stop_process
+from labsupport.serving.net import pid_alive
+from labsupport.serving.router import ROUTINGS, Router, make_router_app
 from labsupport.validate import check_int
 
 # options that belong to the router, not to each replica (each value follows its flag)
 ROUTER_ONLY = ("--replicas", "--routing", "--port", "--ready-file", "--parent-pid")
+
+
+def add_replica_args(p) -> None:
+    """``--replicas`` and ``--routing`` on ``labsupport serve``'s parser."""
+    p.add_argument("--replicas", type=int, default=1,
+                   help="N > 1: N service processes behind a router on --port (1..64)")
+    p.add_argument("--routing", default="least_outstanding", choices=ROUTINGS,
+                   help="how the router picks a replica (with --replicas > 1)")
 
 
 def replica_argv(argv: list[str]) -> list[str]:
@@ -88,10 +97,15 @@ async def _run(server, sock, ready_file: str | None, url: str, parent_pid: int |
 
 
 def serve_replicas(args, argv: list[str]) -> int:
-    """Run the router on ``args.port`` in front of ``args.replicas`` replicas."""
+    """Run the router on ``args.port`` in front of ``args.replicas`` replicas (1..64)."""
     import uvicorn
+    try:
+        check_int("replicas", args.replicas, 1, 64)
+    except ValueError as exc:
+        print(f"labsupport serve: {exc}", file=sys.stderr)
+        return 2
 
-    from labsupport.service import HOST, free_socket
+    from labsupport.serving.net import HOST, free_socket
     workdir = Path(tempfile.mkdtemp(prefix="labsupport-replicas-"))
     started = start_replicas(args.replicas, argv, workdir)
     procs = [p for p, _ in started]

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from labsupport.vclock import run
+from labsupport.sim.vclock import run
 
 
 def test_sleep_takes_virtual_not_real_time():

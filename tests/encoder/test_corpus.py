@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from labsupport.corpus import CORPUS, build_corpus, load_corpus, target_lengths
+from labsupport.encoder.corpus import CORPUS, build_corpus, load_corpus, target_lengths
 
 
 def test_shipped_corpus_shape():

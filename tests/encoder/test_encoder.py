@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from labsupport.encoder import DIM, check_texts
-from labsupport.padding import TooLong
+from labsupport.batching.shapes import TooLong
 
 @pytest.fixture(scope="module")
 def encoder():
@@ -113,8 +113,8 @@ def test_bucketed_microbatcher_in_front_of_the_encoder(encoder):
     while tokens are counted on the loop and the model runs in a worker thread."""
     import asyncio
     from labsupport import MicroBatcher
-    from labsupport.corpus import texts_and_lengths
-    from labsupport.policies import Bucketed
+    from labsupport.encoder.corpus import texts_and_lengths
+    from labsupport.batching.policies import Bucketed
     texts, _ = texts_and_lengths(24)
 
     async def main():

@@ -3,8 +3,8 @@ lab's MicroBatcher shows none of them in the same scenarios."""
 import pytest
 
 from labsupport import MicroBatcher
-from labsupport.lesson import LessonBatcher
-from labsupport.probe import probe, timed
+from labsupport.batching.lesson import LessonBatcher
+from labsupport.sim.scenarios import probe, timed
 
 
 def double(items):
@@ -78,7 +78,7 @@ def test_open_loop_answers_every_request_on_the_real_clock():
     import numpy as np
 
     from labsupport import poisson
-    from labsupport.probe import open_loop
+    from labsupport.sim.scenarios import open_loop
 
     async def main():
         async with MicroBatcher(double, max_batch=8, max_delay_ms=0.0) as mb:

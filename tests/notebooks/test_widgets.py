@@ -3,7 +3,7 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from labsupport.widgets import BatchingExplorer  # noqa: E402
+from labsupport.notebook.explorer import BatchingExplorer  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from labsupport import MicroBatcher, ServiceModel, simulate
-from labsupport.padding import bucket_of
-from labsupport.policies import POLICIES, Bucketed, make_policy
+from labsupport.batching.shapes import bucket_of
+from labsupport.batching.policies import POLICIES, Bucketed, make_policy
 from labsupport.traffic import Request, bursty, poisson
-from labsupport.vclock import run
+from labsupport.sim.vclock import run
 
 EDGES = (16, 32, 64, 128)
 MODEL = ServiceModel(4.0, 0.5, 0.02)

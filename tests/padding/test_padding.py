@@ -1,15 +1,16 @@
-"""Padding, buckets, token budgets and waste (labsupport.padding): fast, no model."""
+"""Padding, buckets, token budgets and waste (labsupport.batching.shapes and .plans): fast, no model."""
 import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from labsupport.corpus import load_corpus
-from labsupport.padding import (DEFAULT_EDGES, TooLong, assign_buckets, backlog_batches,
-                                bucket_of, bucketed_batches, fifo_batches, pad,
-                                padded_length, sorted_batches, token_budget_batches,
-                                waste, window_order)
+from labsupport.encoder.corpus import load_corpus
+from labsupport.batching.plans import (backlog_batches, bucketed_batches, fifo_batches,
+                                       sorted_batches, token_budget_batches, waste,
+                                       window_order)
+from labsupport.batching.shapes import (DEFAULT_EDGES, TooLong, assign_buckets, bucket_of, pad,
+                                        padded_length)
 
 EDGES = (8, 16, 32)
 

@@ -5,7 +5,7 @@ import time
 import httpx
 import pytest
 
-from labsupport.background import start_service
+from labsupport.serving.launcher import start_service
 
 # The fake model sleeps 40 ms + 5 ms per text, max_batch 4: capacity ≈ 67 texts/s, low
 # enough that a Python load generator on 2 cores can offer 10× that.

@@ -8,9 +8,9 @@ from nbformat.v4 import new_code_cell, new_notebook
 from svc_helpers import gone, refused
 
 START = """
-from labsupport.background import start_service
-from labsupport.background import start_load
-from labsupport.dashboard import Dashboard
+from labsupport.serving.launcher import start_service
+from labsupport.serving.launcher import start_load
+from labsupport.serving.dashboard import Dashboard
 svc = start_service("fake")
 load = start_load(svc.url, rate=40, n=5000, duration_s=120)
 dash = Dashboard(svc.url, interval_s=0.5)

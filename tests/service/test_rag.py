@@ -5,7 +5,7 @@ import time
 import numpy as np
 import pytest
 
-from labsupport.rag import DOCS, RagPipeline
+from labsupport.serving.rag import DOCS, RagPipeline
 
 pytestmark = pytest.mark.timeout(120)
 

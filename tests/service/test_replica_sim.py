@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from labsupport.queueing import mg1_wait_ms
-from labsupport.service_model import ServiceModel
+from labsupport.costs import ServiceModel
 from labsupport.serving import replica_lesson as rl
 from labsupport.serving.replica_sim import erlang_c, mgc_wait_ms, simulate_replicas
-from labsupport.sim import simulate
+from labsupport.sim.simulator import simulate
 from labsupport.traffic import bursty, poisson
 
 

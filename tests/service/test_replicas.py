@@ -11,8 +11,8 @@ import httpx
 import numpy as np
 import pytest
 
-from labsupport.background import _stop_process, spawn
-from labsupport.service import FakeEncoder, main as serve_main
+from labsupport.serving.app import FakeEncoder, main as serve_main
+from labsupport.serving.launcher import _stop_process, spawn
 from labsupport.serving.router import ROUTINGS, make_picker
 from labsupport.serving.replicas import replica_argv
 

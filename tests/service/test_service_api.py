@@ -3,7 +3,7 @@ import httpx
 import numpy as np
 import pytest
 
-from labsupport.service_stats import parse_prometheus
+from prom import parse_prometheus
 from svc_helpers import service  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(60)
@@ -108,7 +108,7 @@ def test_metrics_are_prometheus_text(service):
     (["--model", "fake", "--fake-fixed-ms", "-5"], ["fixed_ms"]),
     (["--model", "fake", "--max-items", "0"], ["max_items"])])
 def test_serve_cli_refuses_bad_options_before_binding(argv, words, capsys):
-    from labsupport.service import main
+    from labsupport.serving.app import main
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert all(w in err for w in words), err

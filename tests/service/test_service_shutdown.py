@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from labsupport.background import start_service
+from labsupport.serving.launcher import start_service
 from svc_helpers import gone, refused
 
 pytestmark = pytest.mark.timeout(90)
@@ -36,8 +36,8 @@ def test_stop_drains_in_flight_requests():
 
 CHILD = textwrap.dedent("""
     import sys, time
-    from labsupport.background import start_service
-    from labsupport.background import start_load
+    from labsupport.serving.launcher import start_service
+    from labsupport.serving.launcher import start_load
     svc = start_service("fake")
     load = start_load(svc.url, rate=50, n=10000, duration_s=60)
     print(svc.proc.pid, load.proc.pid, svc.url, flush=True)

@@ -1,5 +1,5 @@
 # The lesson's rule: only the first request into an empty queue starts a timer.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class EarlyBatcher(LessonBatcher):

@@ -1,5 +1,5 @@
 # Bug: full batches go at once, but nothing ever starts the window for a partial batch.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class EarlyBatcher(LessonBatcher):

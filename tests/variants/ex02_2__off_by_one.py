@@ -1,5 +1,5 @@
 # Bug: dispatches only when the queue holds MORE than max_batch.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class EarlyBatcher(LessonBatcher):

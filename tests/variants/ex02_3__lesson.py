@@ -1,5 +1,5 @@
 # The lesson's rule: every request waits for the window, even on an idle model.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class EagerBatcher(LessonBatcher):

@@ -1,5 +1,5 @@
 # Bug: every arrival dispatches at once, even while the model is busy: no batching at all.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class EagerBatcher(LessonBatcher):

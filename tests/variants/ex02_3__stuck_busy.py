@@ -1,5 +1,5 @@
 # Bug: the busy flag is never cleared, so after the first burst nothing is served again.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class EagerBatcher(LessonBatcher):

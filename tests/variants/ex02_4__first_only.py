@@ -1,5 +1,5 @@
 # Bug: only the first caller of the failed batch hears about the exception.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class SafeBatcher(LessonBatcher):

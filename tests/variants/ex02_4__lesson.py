@@ -1,5 +1,5 @@
 # The lesson's rule: the model's exception escapes the background task; callers wait forever.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class SafeBatcher(LessonBatcher):

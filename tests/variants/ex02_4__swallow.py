@@ -1,5 +1,5 @@
 # Bug: the exception is swallowed and every caller gets None as if it were an answer.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class SafeBatcher(LessonBatcher):

@@ -1,7 +1,7 @@
 # Bug: infer_fn(items) is evaluated on the loop before to_thread ever sees it.
 import asyncio
 
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class ThreadedBatcher(LessonBatcher):

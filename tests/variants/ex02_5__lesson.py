@@ -1,5 +1,5 @@
 # The lesson's rule: the synchronous model runs right on the event loop.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class ThreadedBatcher(LessonBatcher):

@@ -1,7 +1,7 @@
 # Bug: yielding to the loop once does not help: the model still runs on the loop's thread.
 import asyncio
 
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class ThreadedBatcher(LessonBatcher):

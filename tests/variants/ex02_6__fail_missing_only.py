@@ -1,5 +1,5 @@
 # Bug: callers that got "an" output keep it, although nobody knows which output is whose.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class CheckedBatcher(LessonBatcher):

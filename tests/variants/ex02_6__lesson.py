@@ -1,5 +1,5 @@
 # The lesson's rule: zip silently stops at the shorter list.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class CheckedBatcher(LessonBatcher):

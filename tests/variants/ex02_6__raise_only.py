@@ -1,5 +1,5 @@
 # Bug: raises inside the background task, so no caller ever hears about it.
-from labsupport.lesson import LessonBatcher
+from labsupport.batching.lesson import LessonBatcher
 
 
 class CheckedBatcher(LessonBatcher):

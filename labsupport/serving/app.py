@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import sys
 import time
 from contextlib import asynccontextmanager
@@ -28,15 +27,14 @@ from typing import Any
 import numpy as np
 from starlette.requests import Request  # module level: FastAPI resolves handler annotations
 
-from .background import pid_alive
-from .config import BatchConfig
-from .policies import POLICIES, make_policy
-from .runtime import BatcherClosed, MicroBatcher, QueueFull
-from .service_model import ServiceModel
-from .service_stats import ServiceMetrics
-from .validate import check_choice, check_int
+from ..batching.config import BatchConfig
+from ..batching.policies import POLICIES, make_policy
+from ..batching.runtime import BatcherClosed, MicroBatcher, QueueFull
+from ..costs import ServiceModel
+from .net import HOST, free_socket, pid_alive
+from .stats import ServiceMetrics
+from ..validate import check_choice, check_int
 
-HOST = "127.0.0.1"  # loopback only: the lab never exposes a port to the network
 CONFIG_KNOBS = ("max_batch", "max_delay_ms", "max_queue", "policy")
 
 
@@ -70,7 +68,7 @@ def load_model(name: str, **fake_knobs):
     if name == "fake":
         return FakeEncoder(ServiceModel(**{k: v for k, v in fake_knobs.items()
                                            if k in ("fixed_ms", "per_item_ms", "per_token_ms")}))
-    from .encoder import load_encoder
+    from ..encoder.model import load_encoder
     return load_encoder()
 
 
@@ -189,7 +187,7 @@ class EmbeddingService:
         if policy is not None and policy != self.policy_name:
             self.batcher.policy = make_policy(policy, self.batcher.cfg)
             self.policy_name = policy
-        self.metrics.config_changes += 1
+        self.metrics.config_changed()
         return self.config()
 
     async def embed(self, items: list[tuple[str, int]]) -> list:
@@ -216,7 +214,7 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
     """The FastAPI app around ``svc``. ``parent_pid``: exit when that process is gone.
     ``ready_file``: written with the URL once the batcher runs (for background starts)."""
     from fastapi import FastAPI
-    from fastapi.responses import JSONResponse, PlainTextResponse
+    from fastapi.responses import JSONResponse, Response
 
     def err(status: int, msg: str, **extra) -> JSONResponse:
         headers = {"Retry-After": "1"} if status in (429, 503) else None
@@ -269,8 +267,8 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
 
     @app.get("/metrics")
     async def metrics():
-        return PlainTextResponse(svc.metrics.prometheus(svc),
-                                 media_type="text/plain; version=0.0.4; charset=utf-8")
+        from prometheus_client import CONTENT_TYPE_LATEST
+        return Response(svc.metrics.prometheus(svc), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/stats")
     async def stats(window_s: float = 2.0):
@@ -310,20 +308,9 @@ def _write_ready(path, url: str) -> None:
     tmp.replace(path)
 
 
-def free_socket(port: int = 0) -> socket.socket:
-    """A listening-ready TCP socket on 127.0.0.1 (``port=0``: a free port)."""
-    # proto=IPPROTO_TCP matters: asyncio only sets TCP_NODELAY on accepted sockets whose
-    # proto says TCP; without it every keep-alive response stalls ~40 ms (Nagle + delayed ACK)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((HOST, port))
-    return sock
-
-
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="labsupport serve", description=__doc__.split("\n\n")[0],
-                                allow_abbrev=False)  # --replicas strips options by full name
+                                allow_abbrev=False)  # replicas.py strips options by full name
     p.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (0: any free)")
     p.add_argument("--model", default="minilm", choices=("minilm", "fake"))
     p.add_argument("--fake-fixed-ms", type=float, default=5.0, help="fake model: ms per batch")
@@ -332,7 +319,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="fake model: ms per padded token")
     p.add_argument("--max-batch", type=int, default=BatchConfig.max_batch)
     p.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms)
-    p.add_argument("--max-queue", type=int, default=256,
+    p.add_argument("--max-queue", type=int, default=BatchConfig.max_queue,
                    help="texts allowed to wait; more → 429 (bounds memory and latency)")
     p.add_argument("--policy", default="work_conserving", choices=sorted(POLICIES))
     p.add_argument("--max-items", type=int, default=Limits.max_items, help="texts per request")
@@ -341,23 +328,15 @@ def _parser() -> argparse.ArgumentParser:
                         "more threads spin and starve it on a small machine)")
     p.add_argument("--ready-file", help="write the URL here once serving")
     p.add_argument("--parent-pid", type=int, help="stop when this process exits")
-    p.add_argument("--replicas", type=int, default=1,
-                   help="N > 1: N service processes behind a router on --port (1..64)")
-    p.add_argument("--routing", default="least_outstanding",
-                   choices=("round_robin", "least_outstanding", "p2c"),
-                   help="how the router picks a replica (with --replicas > 1)")
+    from .replicas import add_replica_args
+    add_replica_args(p)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.replicas != 1:  # N copies of this service behind labsupport.serving.router
-        try:
-            check_int("replicas", args.replicas, 1, 64)
-        except ValueError as exc:
-            print(f"labsupport serve: {exc}", file=sys.stderr)
-            return 2
-        from labsupport.serving.replicas import serve_replicas
+        from .replicas import serve_replicas
         return serve_replicas(args, list(sys.argv[1:] if argv is None else argv))
     import uvicorn
     try:

@@ -7,14 +7,24 @@ so what a student sees in a plot is what the real server does.
 
 Queue items only need ``.arrival`` (ms) and ``.length`` (tokens). Policies may keep state
 (a window timer); call ``reset()`` before reusing one for a new run.
+
+The ``busy`` contract: ``busy`` is True while the executor runs a batch. A policy never
+dispatches while busy (both engines raise if it does); it answers ``Wait`` and is asked
+again when the batch completes, at every arrival and at the time it asked for.
+
+The knobs have one owner: a policy holds its ``BatchConfig`` (``cfg``); engines read and
+reconfigure that same object, and ``make_policy`` binds a ``Policy`` given together with
+knobs to them, or raises when they disagree.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import asdict, dataclass, replace
 from typing import Protocol, Sequence
 
+from ..validate import check_choice, check_int
 from .config import BatchConfig
-from .validate import check_choice
+from .shapes import DEFAULT_EDGES, bucket_of, check_edges, padded_tokens
 
 
 class Queued(Protocol):
@@ -51,10 +61,11 @@ class Policy:
 
     def padded_tokens(self, batch: Sequence[Queued]) -> int:
         """Tokens a batch computes when rows pad to its longest: n × longest."""
-        return len(batch) * max(item.length for item in batch)
+        return padded_tokens([item.length for item in batch])
 
-    def _head(self, queue: Sequence[Queued]) -> Dispatch:
-        """The oldest requests, up to ``max_batch`` and the padded-token budget."""
+    def head(self, queue: Sequence[Queued]) -> Dispatch:
+        """The oldest requests, up to ``max_batch`` and the padded-token budget (what a
+        draining engine sends without asking ``decide``)."""
         return self._fill(queue, range(len(queue)))
 
     def _fill(self, queue: Sequence[Queued], members, floor: int = 0) -> Dispatch:
@@ -103,7 +114,7 @@ class Window(Policy):
             return Wait(self._deadline)
         if busy:
             return WAIT
-        batch = self._head(queue)
+        batch = self.head(queue)
         left = len(queue) > len(batch.indices)
         self._deadline = now + self.cfg.max_delay_ms if left else None
         return batch
@@ -120,7 +131,7 @@ class Early(Policy):
             return WAIT
         due = queue[0].arrival + self.cfg.max_delay_ms
         if len(queue) >= self.cfg.max_batch or now >= due:
-            return self._head(queue)
+            return self.head(queue)
         return Wait(due)
 
 
@@ -131,7 +142,7 @@ class WorkConserving(Policy):
     name = "work_conserving"
 
     def decide(self, queue, now, busy):
-        return WAIT if busy or not queue else self._head(queue)
+        return WAIT if busy or not queue else self.head(queue)
 
 
 POLICIES: dict[str, type[Policy]] = {
@@ -141,11 +152,44 @@ POLICIES: dict[str, type[Policy]] = {
 def make_policy(policy: str | Policy = "work_conserving", cfg: BatchConfig | None = None,
                 **knobs) -> Policy:
     """A policy by name (``naive``, ``window``, ``early``, ``work_conserving``,
-    ``bucketed``) or a ``Policy`` object as given."""
+    ``bucketed``, …) built from ``cfg`` and/or ``knobs``, or a ``Policy`` object bound to
+    them: it is returned as given when they agree with its own ``cfg``, and rejected with a
+    ``ValueError`` naming the knob when they do not (never silently ignored)."""
     if isinstance(policy, Policy):
+        if cfg is None and not knobs:
+            return policy
+        want = replace(cfg or policy.cfg, **knobs)
+        have = asdict(policy.cfg)
+        clash = {k: v for k, v in asdict(want).items() if have.get(k, v) != v}
+        if clash:
+            name, value = next(iter(clash.items()))
+            raise ValueError(
+                f"{name}={value!r} disagrees with the policy object given "
+                f"({policy!r} has {name}={have[name]!r}); set the knobs in one place: "
+                f"pass them to the policy, or pass the policy by name")
         return policy
     check_choice("policy", policy, POLICIES)
-    return POLICIES[policy](cfg, **knobs)
+    if cfg is not None and knobs:
+        cfg = replace(cfg, **knobs)
+    return POLICIES[policy](cfg, **knobs) if cfg is None else POLICIES[policy](cfg)
+
+
+def take(queue: deque, d: Dispatch, policy: Policy | None = None) -> list:
+    """Remove the dispatched requests from ``queue`` (in place) and return them in batch
+    order. Indices must be distinct positions in the queue, else ``RuntimeError`` naming
+    the policy (a policy bug must not lose or duplicate requests)."""
+    idx = d.indices
+    if not idx or len(set(idx)) != len(idx) or min(idx) < 0 or max(idx) >= len(queue):
+        raise RuntimeError(f"{policy!r} returned bad indices {idx!r} for a queue of "
+                           f"{len(queue)}")
+    if idx == tuple(range(len(idx))):
+        return [queue.popleft() for _ in idx]
+    batch = [queue[k] for k in idx]
+    chosen = set(idx)
+    rest = [q for k, q in enumerate(queue) if k not in chosen]
+    queue.clear()
+    queue.extend(rest)
+    return batch
 
 
 class Bucketed(Policy):
@@ -157,7 +201,7 @@ class Bucketed(Policy):
     (``max_tokens``; rows pad to the batch's longest, or to the bucket edge with
     ``static=True``); a request larger than the budget goes alone rather than wait forever
     (reject it before it is queued if it must not run). Default edges:
-    ``labsupport.padding.DEFAULT_EDGES``; lengths above the last edge form one overflow
+    ``shapes.DEFAULT_EDGES``; lengths above the last edge form one overflow
     bucket. Only the oldest ``window`` requests are scanned (default 16 × ``max_batch``),
     bounding the cost of a decision under overload.
     Edges: the constructor's ``edges``, else ``cfg.edges`` where ``BatchConfig`` has that
@@ -166,9 +210,6 @@ class Bucketed(Policy):
 
     def __init__(self, cfg: BatchConfig | None = None, edges=None, static: bool = False,
                  window: int | None = None, **knobs):
-        from .padding import DEFAULT_EDGES, bucket_of, check_edges
-        from .validate import check_int
-        self._bucket_of, self._default = bucket_of, DEFAULT_EDGES
         super().__init__(cfg, **knobs)
         self._edges = None if edges is None else check_edges(edges)
         self.static = bool(static)
@@ -177,24 +218,21 @@ class Bucketed(Policy):
     @property
     def edges(self) -> tuple[int, ...]:
         """The constructor's ``edges``, else ``cfg.edges`` (read live), else the default."""
-        return self._edges or getattr(self.cfg, "edges", None) or self._default
+        return self._edges or getattr(self.cfg, "edges", None) or DEFAULT_EDGES
 
     def bucket(self, length: int) -> int:
         """Bucket index of ``length`` (``len(edges)`` = the overflow bucket)."""
-        return self._bucket_of(length, self.edges)
+        return bucket_of(length, self.edges)
 
     def padded_tokens(self, batch) -> int:
         """Tokens a batch computes: n × its longest, or n × its bucket edge when ``static``."""
-        longest = max(item.length for item in batch)
-        if self.static and longest <= self.edges[-1]:
-            longest = self.edges[self.bucket(longest)]
-        return len(batch) * longest
+        return padded_tokens([item.length for item in batch], self.edges if self.static else None)
 
     def decide(self, queue, now, busy):
         if busy or not queue:
             return WAIT
         scan = min(len(queue), self.window or 16 * self.cfg.max_batch)
-        edges, bucket_of = self.edges, self._bucket_of
+        edges = self.edges
         groups: dict[int, list[int]] = {}
         for k in range(scan):
             groups.setdefault(bucket_of(queue[k].length, edges), []).append(k)

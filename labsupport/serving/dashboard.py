@@ -19,9 +19,9 @@ import time
 import weakref
 from collections import deque
 
-from .loadgen import check_loopback
-from .policies import POLICIES
-from .validate import check_float
+from .net import check_loopback, get_config, post_config
+from ..batching.policies import POLICIES
+from ..validate import check_float
 
 PANELS = (("queue_depth", "queue depth (texts)"), ("mean_batch", "mean batch size"),
           ("latency", "latency (ms)"), ("throughput_rps", "throughput (req/s)"))
@@ -59,10 +59,7 @@ class Dashboard:
 
     def configure(self, **knobs) -> dict:
         """POST ``knobs`` to ``/config``; raises ValueError with the service's message."""
-        r = self._client.post(self.url + "/config", json=knobs)
-        if r.status_code != 200:
-            raise ValueError(r.json().get("error", r.text))
-        cfg = r.json()
+        cfg = post_config(self.url, knobs, self._client)
         t = self.samples[-1]["t"] if self.samples else 0.0
         with self._lock:
             self.changes.append((t, cfg))
@@ -131,7 +128,7 @@ class Dashboard:
         """Sliders (``max_batch``, ``max_delay_ms``), a policy menu, the live plot and a
         readout. Moving a slider reconfigures the running service at once."""
         import ipywidgets as W
-        cfg = self._client.get(self.url + "/config").json()
+        cfg = get_config(self.url, self._client)
         style = {"description_width": "initial"}
         w = self._w
         w["max_batch"] = W.IntSlider(value=cfg["max_batch"], min=1, max=64, step=1,

@@ -15,8 +15,8 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .config import BatchConfig
-from .validate import check_int
+from ..batching.config import BatchConfig
+from ..validate import check_int
 
 SYSTEMS = ("triton", "tf_serving", "ray_serve")
 
@@ -25,9 +25,9 @@ SYSTEMS = ("triton", "tf_serving", "ray_serve")
 class Knobs:
     """What gets exported. ``max_queue`` (texts allowed to wait) maps to each system's
     overload control; ``preferred`` to Triton's preferred batch sizes (optional)."""
-    max_batch: int = 32
-    max_delay_ms: float = 5.0
-    max_queue: int = 256
+    max_batch: int = BatchConfig.max_batch
+    max_delay_ms: float = BatchConfig.max_delay_ms
+    max_queue: int = BatchConfig.max_queue
     preferred: tuple[int, ...] = ()
 
     def __post_init__(self):
@@ -124,10 +124,8 @@ def table_text() -> str:
 
 def knobs_from_service(url: str) -> Knobs:
     """Read the knobs of a running ``labsupport serve`` (loopback only)."""
-    import httpx
-
-    from .loadgen import check_loopback
-    cfg = httpx.get(check_loopback(url) + "/config", timeout=10).json()
+    from .net import get_config
+    cfg = get_config(url)
     return Knobs(cfg["max_batch"], cfg["max_delay_ms"], cfg["max_queue"])
 
 

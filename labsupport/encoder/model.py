@@ -21,10 +21,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .device import get_device, sync, timed
-from .padding import OVERSIZE, TooLong, bucket_of, check_edges, pad
-from .service_model import ServiceModel
-from .validate import check_choice, check_int
+from ..device import get_device, sync, timed
+from ..batching.shapes import OVERSIZE, TooLong, bucket_of, check_edges, pad
+from ..costs import ServiceModel
+from ..validate import check_choice, check_int
 
 DIM = 384  # MiniLM-L6's hidden size
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Sequence
 
 from .config import BatchConfig
-from .policies import Dispatch, Policy, make_policy
+from .policies import Dispatch, Policy, make_policy, take
 
 
 class QueueFull(RuntimeError):
@@ -72,21 +72,28 @@ class BatcherStats:
 class MicroBatcher:
     """Gathers concurrent ``submit`` calls into batches for ``infer_fn(list) -> list``.
 
-    ``policy``: a name from ``labsupport.policies.POLICIES`` or a ``Policy`` object.
+    The knobs come as a ``config`` (``BatchConfig``) and/or as keywords (``max_batch``,
+    ``max_delay_ms``, ``max_queue``, ``max_tokens``; unset ones keep ``BatchConfig``'s
+    defaults). ``policy``: a name from ``POLICIES`` or a ``Policy`` object, which is bound
+    to the knobs given with it or rejected when they disagree (``make_policy``); the batcher
+    and its policy then share one ``BatchConfig``, so ``reconfigure`` reaches the policy.
     ``length_fn(item) -> tokens`` feeds length-aware policies (default: every item is 1).
     ``isolate_errors``: when a batch raises, retry its requests one by one so that only
     the failing request gets the exception."""
 
-    def __init__(self, infer_fn: Callable[[list], Sequence | Awaitable[Sequence]], *,
-                 max_batch: int = 32, max_delay_ms: float = 5.0,
-                 policy: str | Policy = "work_conserving", max_queue: int = 1024,
+    def __init__(self, infer_fn: Callable[[list], Sequence | Awaitable[Sequence]],
+                 config: BatchConfig | None = None, *,
+                 policy: str | Policy = "work_conserving", max_batch: int | None = None,
+                 max_delay_ms: float | None = None, max_queue: int | None = None,
                  max_tokens: int | None = None, length_fn: Callable[[Any], int] | None = None,
                  isolate_errors: bool = True):
         if not callable(infer_fn):
             raise TypeError(f"infer_fn must be callable, got {infer_fn!r}")
-        self.cfg = BatchConfig(max_batch=max_batch, max_delay_ms=max_delay_ms,
-                               max_queue=max_queue, max_tokens=max_tokens)
-        self.policy = make_policy(policy, self.cfg) if isinstance(policy, str) else policy
+        given = {k: v for k, v in (("max_batch", max_batch), ("max_delay_ms", max_delay_ms),
+                                   ("max_queue", max_queue), ("max_tokens", max_tokens))
+                 if v is not None}
+        self.policy = make_policy(policy, config, **given)
+        self.cfg = self.policy.cfg
         self.infer_fn = infer_fn
         self.length_fn = length_fn
         self.isolate_errors = isolate_errors
@@ -175,10 +182,10 @@ class MicroBatcher:
                     await self._wake.wait()
                     continue
                 now = loop.time() * 1000.0
-                d = self.policy._head(self._queue) if self._closing else \
+                d = self.policy.head(self._queue) if self._closing else \
                     self.policy.decide(self._queue, now, False)
                 if isinstance(d, Dispatch):
-                    await self._execute(self._take(d.indices), loop)
+                    await self._execute(take(self._queue, d, self.policy), loop)
                     continue
                 timeout = None if d.until is None else max(0.0, (d.until - now) / 1000.0)
                 try:
@@ -196,14 +203,6 @@ class MicroBatcher:
             keep = deque(p for p in self._queue if not p.future.done())
             self.stats.cancelled += len(self._queue) - len(keep)
             self._queue = keep
-
-    def _take(self, indices: tuple[int, ...]) -> list[_Pending]:
-        if indices == tuple(range(len(indices))):
-            return [self._queue.popleft() for _ in indices]
-        chosen = set(indices)
-        batch = [self._queue[k] for k in indices]
-        self._queue = deque(p for k, p in enumerate(self._queue) if k not in chosen)
-        return batch
 
     def _fail_all(self, exc: BaseException) -> None:
         while self._queue:

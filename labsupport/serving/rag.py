@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .metrics import percentiles
-from .runtime import MicroBatcher
-from .validate import check_float, check_int
+from ..metrics import percentiles
+from ..batching.runtime import MicroBatcher
+from ..validate import check_float, check_int
 
 DOCS = [  # (title, text): a small knowledge base about serving, written for this lab
     ("dynamic batching", "Dynamic batching collects requests that arrive within a short "
@@ -112,7 +112,6 @@ class ContinuousGenerator:
                     break
             for prompt, n, loop, fut, t0 in items:
                 try:
-                    self._check_fits(prompt, n)
                     seq = eng.add(prompt, n)
                 except ValueError as exc:  # RequestTooLong: fail this request only
                     loop.call_soon_threadsafe(_set, fut, exc, True)
@@ -143,12 +142,6 @@ class ContinuousGenerator:
                 self.tokens += len(seq.output)
                 ttft = ((first or now) - t0) * 1000.0
                 loop.call_soon_threadsafe(_set, fut, (list(seq.output), ttft), False)
-
-    def _check_fits(self, prompt: list[int], max_new_tokens: int) -> None:
-        limit = getattr(self.engine.runner, "max_positions", None)
-        if limit is not None and len(prompt) + max_new_tokens > limit:
-            raise ValueError(f"prompt of {len(prompt)} tokens + max_new_tokens="
-                             f"{max_new_tokens} exceeds the model's {limit} positions")
 
     def _running_with_output(self) -> set[int]:
         return {s.id for s in self.engine.sched.running if s.output}
@@ -190,10 +183,10 @@ class RagPipeline:
     def __post_init__(self):
         check_int("top_k", self.top_k, 1, len(self.docs))
         if self.encoder is None:
-            from .encoder import load_encoder
+            from ..encoder.model import load_encoder
             self.encoder = load_encoder()
         if self.engine is None:
-            from .decoder import Engine, ModelRunner, SchedulerConfig
+            from ..decoder import Engine, ModelRunner, SchedulerConfig
             self.engine = Engine(ModelRunner(), SchedulerConfig(
                 max_seqs=self.max_seqs, kv_budget_tokens=max(4096, 512 * self.max_seqs)))
         model = getattr(self.engine.runner, "model", None)

@@ -6,7 +6,7 @@ range (÷16 by default: median ~48 tokens, a long tail clipped at 256). The ship
 trace (``traffic.synthetic_trace``, fitted to the real file), so it is the same on every
 machine; ``lengths_from_trace`` takes the real trace when you have it. Each text is made of
 generated English-like sentences and hits its target length exactly in MiniLM tokens
-(including [CLS]/[SEP]); run ``python -m labsupport.corpus`` to regenerate the file.
+(including [CLS]/[SEP]); run ``python -m labsupport.encoder.corpus`` to regenerate the file.
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .paths import DATA
-from .traffic import Trace, synthetic_trace
-from .validate import check_float, check_int
+from ..paths import DATA
+from ..traffic import Trace, synthetic_trace
+from ..validate import check_float, check_int
 
 CORPUS = DATA / "encoder_corpus.jsonl"
 LENGTH_SCALE = 1 / 16  # Azure prompts (median ~760 tokens) → a sentence/paragraph encoder
@@ -55,7 +55,7 @@ def target_lengths(n: int, *, seed: int = 0, trace: Trace | None = None,
 
 def lengths_from_trace(n: int | None = None, scale: float = LENGTH_SCALE) -> np.ndarray:
     """Target lengths from the real Azure trace (``../shared/data``) when present."""
-    from .traffic import load_trace
+    from ..traffic import load_trace
     tr = load_trace()
     return target_lengths(len(tr) if n is None else n, trace=tr, scale=scale)
 
@@ -90,7 +90,7 @@ def make_text(tokens: int, rng, cost) -> str:
 def build_corpus(n: int = 600, *, seed: int = 0, lengths=None) -> list[dict]:
     """``[{"text": …, "tokens": …}]`` with token counts measured by MiniLM's tokenizer."""
     from transformers import AutoTokenizer
-    from .encoder import model_path
+    from .model import model_path
     tok = AutoTokenizer.from_pretrained(str(model_path()))
     cost = lru_cache(maxsize=None)(
         lambda w: len(tok(w, add_special_tokens=False)["input_ids"]))

@@ -4,7 +4,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .validate import check_float, check_int
+from ..validate import check_float, check_int
+from .shapes import check_edges
 
 
 @dataclass
@@ -13,7 +14,7 @@ class BatchConfig:
     ``max_batch_size`` and ``max_queue_delay_microseconds``)."""
     max_batch: int = 32        # 32: where MiniLM's per-sentence cost flattens on a CPU
     max_delay_ms: float = 5.0  # 5 ms: a few % of a typical 100 ms embedding SLO
-    max_queue: int = 1024      # bound on waiting requests; beyond it submit() rejects
+    max_queue: int = 256       # ≈1–2 s of MiniLM work on a laptop: past it a 429 beats a timeout
     max_tokens: int | None = None  # padded-token budget per batch (None: no budget)
     edges: tuple[int, ...] | None = None  # bucket edges (tokens) for "bucketed"; None: default
 
@@ -24,7 +25,6 @@ class BatchConfig:
         if self.max_tokens is not None:
             self.max_tokens = check_int("max_tokens", self.max_tokens, 1)
         if self.edges is not None:
-            from .padding import check_edges
             self.edges = check_edges(self.edges)
 
     @property

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ipaddress
 import json
 import sys
 from dataclasses import dataclass, field
@@ -18,31 +17,16 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from .metrics import percentiles
-from .traffic import Request, bursty, load_trace, poisson, replay
-from .validate import check_choice, check_float, check_int
+from ..metrics import percentiles
+from ..traffic import Request, bursty, load_trace, poisson, replay
+from ..validate import check_choice, check_float, check_int
+from .net import check_loopback, pid_alive
 
 PATTERNS = ("poisson", "bursty", "trace")
 MAX_REQUESTS = 100_000  # hard bounds: a classroom tool, not a stress rig
 MAX_DURATION_S = 600.0
 WORDS = ("batch queue delay token encoder window latency padding bucket gateway model "
          "request kernel tensor cache throughput server client budget policy").split()
-
-
-def check_loopback(url: str) -> str:
-    """Return ``url`` (without trailing /) if its host is loopback, else raise ValueError."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.scheme not in ("http", "https") or not host:
-        raise ValueError(f"url must look like http://127.0.0.1:PORT, got {url!r}")
-    try:
-        ok = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        ok = host == "localhost"
-    if not ok:
-        raise ValueError(f"url host must be loopback (127.0.0.1, ::1 or localhost); got "
-                         f"{host!r}: the load generator never sends traffic off this machine")
-    return url.rstrip("/")
 
 
 def text_of(length: int, seed: int) -> str:
@@ -263,7 +247,6 @@ async def _with_parent(coro, parent_pid: int | None):
     """Run ``coro``; cancel it if ``parent_pid`` exits (a notebook kernel that stopped)."""
     if not parent_pid:
         return await coro
-    from .background import pid_alive
     task = asyncio.ensure_future(coro)
     while not task.done():
         await asyncio.wait([task], timeout=0.5)

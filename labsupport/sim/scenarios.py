@@ -1,5 +1,5 @@
 """Drive any batcher (anything with ``await submit(item)``) through a scripted scenario on the
-virtual clock (``labsupport.vclock``) and record what every caller got, and when.
+virtual clock (``labsupport.sim.vclock``) and record what every caller got, and when.
 
 Notebook 02's experiments and the checks in ``labsupport.exercises.ex02`` both use it:
 
@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..costs import ServiceModel, fake_model
 from .vclock import run
 
 
@@ -76,11 +77,7 @@ class ProbeResult:
 def timed(fn: Callable[[list], list], fixed_ms: float, per_item_ms: float = 0.0):
     """An async model that takes ``fixed_ms + per_item_ms·n`` virtual ms, then returns
     ``fn(items)`` — model time without a real model."""
-    async def model(items: list) -> list:
-        await asyncio.sleep((fixed_ms + per_item_ms * len(items)) / 1000.0)
-        return fn(items)
-    model.__name__ = getattr(fn, "__name__", "model")
-    return model
+    return fake_model(ServiceModel(fixed_ms, per_item_ms), fn, asynchronous=True)
 
 
 def probe(make_batcher: Callable[[Callable], Any], arrivals_ms: Sequence[float],

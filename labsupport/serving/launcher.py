@@ -26,20 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from .config import BatchConfig
-from .loadgen import MAX_DURATION_S, MAX_REQUESTS, check_loopback, text_of
-from .validate import check_choice, check_float, check_int
-
-
-def pid_alive(pid: int) -> bool:
-    """True while process ``pid`` exists."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+from ..batching.config import BatchConfig
+from .loadgen import MAX_DURATION_S, MAX_REQUESTS, text_of
+from .net import check_loopback, pid_alive, post_config
+from ..validate import check_choice, check_float, check_int
 
 
 class ServiceHandle:
@@ -61,11 +51,7 @@ class ServiceHandle:
 
     def configure(self, **knobs) -> dict:
         """POST new knobs; raises ``ValueError`` with the service's message when refused."""
-        import httpx
-        r = httpx.post(self.url + "/config", json=knobs, timeout=10)
-        if r.status_code != 200:
-            raise ValueError(r.json().get("error", r.text))
-        return r.json()
+        return post_config(self.url, knobs)
 
     def embed(self, texts: str | list[str]) -> np.ndarray:
         import httpx
@@ -143,8 +129,9 @@ def spawn(module_argv: list[str], ready: Path, log: Path, timeout_s: float) -> s
     return proc
 
 
-def start_service(model: str = "fake", *, max_batch: int = 32, max_delay_ms: float = 5.0,
-                  max_queue: int = 256, policy: str = "work_conserving",
+def start_service(model: str = "fake", *, max_batch: int = BatchConfig.max_batch,
+                  max_delay_ms: float = BatchConfig.max_delay_ms,
+                  max_queue: int = BatchConfig.max_queue, policy: str = "work_conserving",
                   fake_fixed_ms: float = 5.0, fake_per_item_ms: float = 0.2,
                   timeout_s: float = 60.0) -> ServiceHandle:
     """Start ``labsupport serve`` on a free 127.0.0.1 port in a child process."""

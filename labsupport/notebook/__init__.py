@@ -1,0 +1,1 @@
+"""Notebook-side helpers: matplotlib ``plots`` and the ``explorer`` widget."""
