@@ -26,6 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
+from labsupport.serving.upstream import Upstream, UpstreamError
 from labsupport.validate import check_choice, check_int
 
 ROUTINGS = ("round_robin", "least_outstanding", "p2c")
@@ -92,7 +93,6 @@ class Router:
 
     def __init__(self, backends: Sequence[str], routing: str = "least_outstanding",
                  seed: int = 0, timeout_s: float = 120.0):
-        import httpx
         self.backends = [b.rstrip("/") for b in backends]
         self.routing = routing
         self.picker = make_picker(routing, len(self.backends), seed)
@@ -100,13 +100,11 @@ class Router:
         self.outstanding, self.sent = [0] * n, [0] * n
         self.failures, self.spilled = [0] * n, [0] * n
         self.up = [True] * n
-        self.client = httpx.AsyncClient(timeout=timeout_s, limits=httpx.Limits(
-            max_connections=None, max_keepalive_connections=256))
+        self.pools = [Upstream(b, timeout_s=timeout_s) for b in self.backends]
         self._probe: asyncio.Task | None = None
 
-    async def forward(self, method: str, path: str, body: bytes, headers: dict):
+    async def forward(self, method: str, path: str, body: bytes, content_type: str | None):
         """The first answer that is neither unreachable nor 429; else the last refusal."""
-        import httpx
         tried: set[int] = set()
         last = None
         while True:
@@ -118,9 +116,8 @@ class Router:
             tried.add(k)
             self.outstanding[k] += 1
             try:
-                resp = await self.client.request(method, self.backends[k] + path,
-                                                 content=body, headers=headers)
-            except httpx.TransportError:
+                resp = await self.pools[k].request(method, path, body, content_type)
+            except UpstreamError:
                 self.failures[k] += 1
                 self.up[k] = False  # the probe re-admits it
                 continue
@@ -135,19 +132,17 @@ class Router:
 
     async def broadcast(self, method: str, path: str, body: bytes) -> list:
         """Send to every replica that is up (``/config``); their answers, in order."""
-        async def one(url):
-            return await self.client.request(method, url + path, content=body,
-                                             headers={"content-type": "application/json"})
-        ups = [b for b, u in zip(self.backends, self.up) if u]
-        return await asyncio.gather(*(one(b) for b in ups), return_exceptions=True)
+        ups = [p for p, u in zip(self.pools, self.up) if u]
+        return await asyncio.gather(*(p.request(method, path, body, "application/json")
+                                      for p in ups), return_exceptions=True)
 
     async def _probe_loop(self, every_s: float = 0.5) -> None:
         while True:
             await asyncio.sleep(every_s)
-            for k, url in enumerate(self.backends):
+            for k, pool in enumerate(self.pools):
                 if not self.up[k]:
                     try:
-                        r = await self.client.get(url + "/healthz", timeout=2.0)
+                        r = await pool.request("GET", "/healthz", timeout_s=2.0)
                         self.up[k] = r.status_code == 200
                     except Exception:
                         pass
@@ -164,7 +159,8 @@ class Router:
     async def close(self) -> None:
         if self._probe:
             self._probe.cancel()
-        await self.client.aclose()
+        for pool in self.pools:
+            await pool.close()
 
 
 def make_router_app(router: Router):
@@ -176,13 +172,11 @@ def make_router_app(router: Router):
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
-    keep = ("content-type",)
-
     async def relay(request, path: str):
         body = await request.body()
-        headers = {k: v for k, v in request.headers.items() if k.lower() in keep}
         t0 = time.perf_counter()
-        resp = await router.forward(request.method, path, body, headers)
+        resp = await router.forward(request.method, path, body,
+                                    request.headers.get("content-type"))
         if resp is None:
             return JSONResponse({"error": "no replica is reachable; retry later"},
                                 status_code=503, headers={"Retry-After": "1"})
