@@ -178,3 +178,17 @@ def test_students_cannot_read_each_other_the_sources_or_the_gradebook(walk):
         r = as_user(me, *cmd)
         assert r.returncode != 0, f"a student could {what}: {r.stdout[:200]}"
         assert "Permission denied" in r.stderr or "No such file" in r.stderr, (what, r.stderr)
+
+
+def test_only_listed_users_log_in_and_only_with_the_password(walk):
+    import httpx
+    with httpx.Client(base_url=walk["hub"].url) as c:
+        page = c.get("/hub/login")
+        xsrf = c.cookies.get("_xsrf") or re.search(r'name="_xsrf" value="([^"]+)"', page.text)[1]
+
+        def login(user, password):
+            return c.post("/hub/login", data={"username": user, "password": password,
+                                              "_xsrf": xsrf}).status_code
+        assert login(STUDENTS[0], "wrong") == 403
+        assert login("root", walk["env"]["LABHUB_PASSWORD"]) == 403
+        assert login(STUDENTS[0], walk["env"]["LABHUB_PASSWORD"]) == 302
