@@ -57,10 +57,12 @@ def bench_encoder(enc, texts: list[str], max_batch: int, repeats: int, graphs: b
     chunks = [texts[i:i + max_batch] for i in range(0, len(texts), max_batch)]
     static = lambda b: enc.embed_static(b, EDGES, SIZES, compile=graphs)  # noqa: E731
     offline_vecs = np.concatenate([enc.embed(c) for c in chunks])         # warm-up + reference
+    t0 = time.perf_counter()
     for c in chunks:
         static(c)                                                          # capture every shape
+    warm = time.perf_counter() - t0
     off = _best(lambda: [enc.embed(c) for c in chunks], enc.device, repeats)
-    out = {"texts": len(texts), "max_batch": max_batch, "offline_s": off,
+    out = {"texts": len(texts), "max_batch": max_batch, "static_warmup_s": warm, "offline_s": off,
            "offline_sentences_per_s": len(texts) / off}
     for name, fn in (("dynamic", enc.embed), ("static", static)):
         runs = [_batcher_seconds(fn, texts, max_batch) for _ in range(repeats)]
@@ -74,7 +76,8 @@ def bench_encoder(enc, texts: list[str], max_batch: int, repeats: int, graphs: b
 def bench_shapes(enc, texts: list[str], repeats: int, graphs: bool, per_size: int) -> dict:
     rows = {}
     for bs in SMALL:
-        chunks = [texts[i:i + bs] for i in range(0, bs * per_size, bs)]
+        pool = (texts * (bs * per_size // len(texts) + 1))[:bs * per_size]  # reuse if few
+        chunks = [pool[i:i + bs] for i in range(0, len(pool), bs)]
         static = lambda: [enc.embed_static(c, EDGES, SIZES, compile=graphs) for c in chunks]  # noqa: E731
         dynamic = lambda: [enc.embed(c) for c in chunks]  # noqa: E731
         static(), dynamic()                                  # warm every shape
@@ -153,16 +156,29 @@ def main(argv: list[str] | None = None) -> int:
     from labsupport.encoder.corpus import texts_and_lengths
     from labsupport.encoder.model import Encoder
     device = torch.device("cuda" if cuda else "cpu")
+    graphs, graphs_error = cuda, None
+    if cuda:  # one compiled graph per (batch, length) shape: allow them all, not dynamo's 8
+        try:
+            import torch._dynamo
+            torch._dynamo.config.cache_size_limit = max(64, len(EDGES) * len(SIZES) * 2)
+        except Exception as exc:  # a torch without dynamo: static shapes run eager
+            graphs, graphs_error = False, f"{type(exc).__name__}: {exc}"
     n = a.texts or (512 if cuda else 64)
     texts, _ = texts_and_lengths(n)
     t0 = time.perf_counter()
     enc = Encoder(device)
-    encoder = bench_encoder(enc, texts, a.max_batch, a.repeats, graphs=cuda)
-    shapes = bench_shapes(enc, texts, a.repeats, graphs=cuda, per_size=32 if cuda else 4)
+    try:
+        encoder = bench_encoder(enc, texts, a.max_batch, a.repeats, graphs=graphs)
+    except Exception as exc:  # e.g. no compiler for inductor on this machine: go on eager
+        if not graphs:
+            raise
+        graphs, graphs_error = False, f"{type(exc).__name__}: {exc}"[:500]
+        encoder = bench_encoder(enc, texts, a.max_batch, a.repeats, graphs=False)
+    shapes = bench_shapes(enc, texts, a.repeats, graphs=graphs, per_size=32 if cuda else 4)
     decoder = bench_decoder(device, a.requests, a.repeats)
     report = {"bench": "gpu", "skipped": False, "device": str(device),
               "gpu": torch.cuda.get_device_name(0) if cuda else None,
-              "encoder_dtype": str(enc.dtype), "cuda_graphs": cuda, "torch": torch.__version__,
+              "encoder_dtype": str(enc.dtype), "cuda_graphs": graphs, "graphs_error": graphs_error, "torch": torch.__version__,
               "encoder": encoder, "small_batches": shapes, "decoder": decoder,
               "goals": _met(goals(encoder, shapes, decoder)),
               "wall_s": time.perf_counter() - t0}
