@@ -8,7 +8,10 @@ new timer. It is deliberately flawed, so that experiments can expose each flaw:
 2. a lone request on an idle server always waits the whole window;
 3. if ``infer_fn`` raises, every caller of that batch waits forever;
 4. a sync ``infer_fn`` runs on the event loop, freezing every other coroutine meanwhile;
-5. if ``infer_fn`` returns fewer outputs than inputs, the extra callers wait forever.
+5. if ``infer_fn`` returns fewer outputs than inputs, the extra callers wait forever;
+6. if a caller gives up (a client timeout or disconnect cancels its future), ``set_result``
+   on that future raises ``InvalidStateError``: delivery stops there, and the callers after
+   it in the batch wait forever.
 
 Each step lives in its own small method so a fix is one override (notebook 02's exercises).
 Do not use it to serve anything: ``labsupport.MicroBatcher`` is the fixed design.
@@ -81,6 +84,7 @@ class LessonBatcher:
         return outs
 
     def _deliver(self, batch: list[tuple[Any, asyncio.Future]], outs: list) -> None:
-        """Flaw 5: ``zip`` stops at the shorter list; unmatched callers never hear back."""
+        """Flaw 5: ``zip`` stops at the shorter list; unmatched callers never hear back.
+        Flaw 6: a cancelled future makes ``set_result`` raise, and the loop stops there."""
         for (_, fut), out in zip(batch, outs):
             fut.set_result(out)

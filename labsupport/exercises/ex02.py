@@ -1,95 +1,16 @@
 """Checks for notebook 02 (the micro-batcher). Each batcher check drives the student's class
 through scripted arrivals on the virtual clock (``labsupport.sim.scenarios``), so a check takes
 milliseconds and gives the same verdict every time. Each check tests one behaviour only.
+The shared pieces live in ``batcher_probe``, the sweep and knee checks in ``ex02_knee``.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from ..metrics import find_knee, percentiles
-from ..sim.scenarios import ProbeResult, probe, timed
-from ..costs import ServiceModel
-from ..sim.simulator import simulate
-from ..traffic import poisson
-
-EPS_MS = 0.5  # virtual-clock slack: model calls take no virtual time in these checks
-
-
-# ---- shared pieces --------------------------------------------------------------------
-
-def _shout(items: list) -> list:
-    """The checks' model: one output per input, easy to tell apart."""
-    return [str(x).upper() + "!" for x in items]
-
-
-def _run(cls, ex: str, arrivals, items=None, *, model=_shout, max_batch=4, max_delay_ms=10.0,
-         horizon_ms=2000.0) -> ProbeResult:
-    if not isinstance(cls, type):
-        raise AssertionError(f"{ex}: pass your batcher class itself (e.g. the class name), "
-                             f"not {type(cls).__name__}")
-    if items is None:
-        items = [f"r{i}" for i in range(len(arrivals))]
-    res = probe(lambda f: cls(f, max_batch=max_batch, max_delay_ms=max_delay_ms), arrivals,
-                items, model=model, horizon_ms=horizon_ms)
-    if res.setup_error is not None:
-        raise AssertionError(
-            f"{ex}: {cls.__name__}(infer_fn, max_batch=..., max_delay_ms=...) raised "
-            f"{type(res.setup_error).__name__}: {res.setup_error}")
-    return res
-
-
-def _no_hangs(res: ProbeResult, ex: str, when: str) -> None:
-    hung = [o.item for o in res.outcomes if o.status == "hung"]
-    if hung:
-        raise AssertionError(
-            f"{ex}: {len(hung)} of {len(res.outcomes)} callers never got an answer {when} "
-            f"(e.g. {hung[0]!r}); in a server they would wait forever. Every submit() must "
-            f"end with a result or an exception.")
-
-
-def _right_results(res: ProbeResult, ex: str, model=_shout, allow_errors: bool = False) -> None:
-    for o in res.outcomes:
-        if o.status == "error" and not allow_errors:
-            raise AssertionError(f"{ex}: submit({o.item!r}) raised {type(o.value).__name__}: "
-                                 f"{o.value}; the model worked, so it should return a result")
-        if o.status == "ok":
-            if isinstance(o.value, BaseException):
-                raise AssertionError(f"{ex}: submit({o.item!r}) returned an exception object "
-                                     f"as its result; raise it to the caller instead "
-                                     f"(future.set_exception)")
-            want = model([o.item])[0]
-            if o.value == want:
-                continue
-            others = {model([p.item])[0] for p in res.outcomes}
-            if o.value in others:
-                raise AssertionError(f"{ex}: submit({o.item!r}) returned {o.value!r}, which is "
-                                     f"another request's output; each caller must get the "
-                                     f"output at its own position in the batch")
-            raise AssertionError(f"{ex}: submit({o.item!r}) returned {o.value!r} instead of "
-                                 f"its model output; when the model fails, raise its "
-                                 f"exception to the caller (future.set_exception), never a "
-                                 f"placeholder result")
-
-
-def _batches_ok(res: ProbeResult, ex: str, max_batch: int) -> None:
-    sizes = res.batch_sizes
-    if sizes and max(sizes) > max_batch:
-        raise AssertionError(f"{ex}: the model got a batch of {max(sizes)} items with "
-                             f"max_batch={max_batch}; never send more than max_batch")
-    seen = [x for c in res.calls for x in c.items]
-    if len(seen) != len(set(seen)):
-        raise AssertionError(f"{ex}: some request went to the model twice; each queued "
-                             f"request belongs to exactly one batch")
-    if any(len(c.items) == 0 for c in res.calls):
-        raise AssertionError(f"{ex}: the model was called with an empty batch; skip empty "
-                             f"batches")
-
-
-def _late(res: ProbeResult, bound_ms: float, idx=None) -> list:
-    lat = res.latency_ms if idx is None else res.latency_ms[idx]
-    return [float(x) for x in np.atleast_1d(lat) if not x <= bound_ms + EPS_MS]
+from ..sim.scenarios import ProbeResult, timed
+from .batcher_probe import (EPS_MS, _batches_ok, _late, _no_hangs, _right_results, _run,
+                            _shout, cancel_safe, oldest_first)
+from .ex02_knee import check_ex02_7, check_ex02_8, reference_sweep  # noqa: F401 (re-export)
 
 
 # ---- ex02_1: the windowed micro-batcher -----------------------------------------------
@@ -116,6 +37,8 @@ def check_ex02_1(obj, hidden: bool = False) -> None:
         raise AssertionError(f"{ex}: with 10 requests, max_batch=4 and a 10 ms window the "
                              f"last answer came after {max(late):.1f} ms; every batch must "
                              f"leave within one window of the previous one")
+    oldest_first(obj, ex)
+    cancel_safe(obj, ex)
     if not hidden:
         return
     rng = np.random.default_rng(7)
@@ -317,86 +240,25 @@ def check_ex02_6(obj, hidden: bool = False) -> None:
             raise AssertionError(f"{ex}: a later, well-formed batch was not answered correctly")
 
 
-# ---- ex02_7 / ex02_8: latency vs max_delay at fixed QPS, and its knee -----------------
+# ---- ex02_9: a caller that gives up -----------------------------------------------------
 
-def reference_sweep(requests, delays_ms, *, policy, max_batch, service) -> np.ndarray:
-    """p99 latency (ms) of ``requests`` through ``policy`` for each delay (the checks' truth)."""
-    return np.array([percentiles(simulate(requests, policy, service, max_batch=max_batch,
-                                          max_delay_ms=float(d)).latency)["p99"]
-                     for d in delays_ms])
-
-
-_SWEEPS = [  # (rate_per_s, n, seed, max_batch, fixed_ms, per_item_ms, policy, delays)
-    (250, 1500, 3, 16, 8.0, 2.8, "window", np.arange(0, 81, 5.0)),
-    (600, 1500, 4, 16, 8.0, 1.0, "window", np.arange(0, 41, 2.5)),
-    (150, 800, 5, 8, 4.0, 1.5, "early", np.array([0.0, 2, 4, 8, 16, 32])),
-]
-
-
-def check_ex02_7(obj, hidden: bool = False) -> None:
-    ex = "ex02_7"
-    if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function p99_vs_delay itself")
-    for rate, n, seed, mb, fx, pi, pol, ds in (_SWEEPS[1:] if hidden else _SWEEPS[:1]):
-        reqs = poisson(rate, n, seed=seed)
-        svc = ServiceModel(fx, pi)
-        got = obj(reqs, ds, policy=pol, max_batch=mb, service=svc)
-        got = np.asarray(got, dtype=float)
-        if got.shape != (len(ds),):
-            raise AssertionError(f"{ex}: return one p99 latency per delay: expected shape "
-                                 f"({len(ds)},), got {got.shape}")
-        want = reference_sweep(reqs, ds, policy=pol, max_batch=mb, service=svc)
-        if not np.allclose(got, want, rtol=1e-6, atol=1e-6):
-            i = int(np.argmax(np.abs(got - want)))
-            raise AssertionError(
-                f"{ex}: at max_delay_ms={ds[i]:g} ({pol!r}, {rate}/s, max_batch={mb}) your "
-                f"p99 is {got[i]:.1f} ms, which does not match the simulator. Simulate with "
-                f"the given policy, max_batch and service model, then take the 99th "
-                f"percentile of the per-request latency (np.percentile(..., 99)).")
-
-
-def _hockey(x, knee, slope, noise, seed):
-    rng = np.random.default_rng(seed)
-    y = 50 + 0.1 * x + np.where(x > knee, slope * (x - knee), 0.0)
-    return y + rng.normal(0, noise, len(x))
-
-
-def check_ex02_8(obj, hidden: bool = False) -> None:
-    ex = "ex02_8"
-    if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function knee_delay itself")
-    cases = []
-    rate, n, seed, mb, fx, pi, pol, ds = _SWEEPS[0]
-    cases.append((ds, reference_sweep(poisson(rate, n, seed=seed), ds, policy=pol,
-                                      max_batch=mb, service=ServiceModel(fx, pi))))
-    if hidden:
-        rate, n, seed, mb, fx, pi, pol, ds = _SWEEPS[1]
-        cases.append((ds, reference_sweep(poisson(rate, n, seed=seed), ds, policy=pol,
-                                          max_batch=mb, service=ServiceModel(fx, pi))))
-        x = np.linspace(0, 100, 21)
-        cases.append((x, _hockey(x, 40.0, 30.0, 0.3, 1)))
-        x = np.linspace(0, 30, 16)
-        cases.append((x, _hockey(x, 22.0, 80.0, 0.2, 2)))
-    for ds, lat in cases:
-        got = obj(np.array(ds), np.array(lat))
-        if not isinstance(got, (int, float, np.integer, np.floating)) or not math.isfinite(got):
-            raise AssertionError(f"{ex}: return the knee as one delay in ms (a number taken "
-                                 f"from delays_ms), got {got!r}")
-        if not np.any(np.isclose(ds, float(got))):
-            raise AssertionError(f"{ex}: return one of the delays you were given (ms), not an "
-                                 f"index or a new value; got {got!r}")
-        step = float(np.median(np.diff(ds)))
-        ref = float(ds[find_knee(ds, lat)])
-        span = f"delays {ds[0]:g}..{ds[-1]:g} ms"
-        if abs(float(got) - ref) > 1.01 * step:
-            where = "too early: latency is still flat there" if got < ref else \
-                "too late: latency has already taken off there"
-            raise AssertionError(f"{ex}: on a curve over {span} your knee at {got:g} ms is "
-                                 f"{where}; look for the delay after which latency starts to "
-                                 f"climb steeply")
+def check_ex02_9(obj, hidden: bool = False) -> None:
+    """``obj``: a batcher class; one caller is cancelled, the others must all be answered."""
+    ex = "ex02_9"
+    cancel_safe(obj, ex, during_run=True)
+    if not hidden:
+        return
+    res = _run(obj, ex, [0.0] * 6, [f"c{i}" for i in range(6)], max_batch=3,
+               max_delay_ms=10.0, cancel_ms=[None, 2.0, None, 2.0, None, 2.0])
+    _no_hangs(res, ex, "when every other caller gave up (max_batch=3)")
+    for o in res.outcomes[::2]:
+        if o.status != "ok":
+            raise AssertionError(f"{ex}: with three of six callers gone, {o.item!r} got no "
+                                 f"result; skip every cancelled future, not only the first")
+    _right_results(res, ex)
 
 
 # exercise id -> the name the answer cell defines (tests/adapters.py reads it)
 TARGETS = {"ex02_1": "Batcher", "ex02_2": "EarlyBatcher", "ex02_3": "EagerBatcher",
            "ex02_4": "SafeBatcher", "ex02_5": "ThreadedBatcher", "ex02_6": "CheckedBatcher",
-           "ex02_7": "p99_vs_delay", "ex02_8": "knee_delay"}
+           "ex02_7": "p99_vs_delay", "ex02_8": "knee_delay", "ex02_9": "CancelSafeBatcher"}

@@ -73,6 +73,30 @@ def _ngrams(words: list[str], n_max: int = 3) -> set[str]:
             for i in range(len(words) - n + 1)}
 
 
+# A negation cue denies what follows it up to the end of its clause ("not the KV cache but
+# the activations": the KV cache is denied, the activations are not). A synonym phrase that
+# itself starts with the cue ("never resolved") is the concept, not its denial.
+NEGATIONS = {"not", "no", "never", "nothing", "none", "nobody", "neither", "nor", "without",
+             "instead", "rather", "t", "cannot", "dont", "doesnt", "isnt", "arent", "wont",
+             "cant", "didnt", "wasnt", "werent"}  # "t": what is left of n't after splitting
+CLAUSE_END = re.compile(r"[;:,.!?()\[\]]|\b(?:but|so|because|since|whereas|while|although|"
+                        r"though|yet)\b", re.I)
+
+
+def _affirmed(item: str, answer: str) -> set[str]:
+    """Digests of the answer's n-grams that no negation cue before them in their clause
+    denies."""
+    out = set()
+    for clause in CLAUSE_END.split(answer):
+        words = tokens(clause or "")
+        cues = [j for j, w in enumerate(words) if w in NEGATIONS]
+        for n in range(1, 4):
+            for i in range(len(words) - n + 1):
+                if not any(j < i for j in cues):
+                    out.add(digest(item, " ".join(words[i:i + n])))
+    return out
+
+
 # --- form: what the self-check tells the student -------------------------------------
 
 def _letter(item: str, spec: Item, answer) -> str:
@@ -128,7 +152,8 @@ def _correct(item: str, spec: Item, answer) -> bool:
     if spec.kind == "number":
         value = round(_number(item, spec, answer), spec.digits)
         return digest(item, f"{value:.{spec.digits}f}") in spec.key
-    grams = {digest(item, g) for g in _ngrams(_words(item, answer))}
+    _words(item, answer)  # the form: a short string
+    grams = _affirmed(item, answer)
     return all(grams & set(group) for group in spec.key)
 
 
@@ -174,7 +199,7 @@ KEY["kc07_13"] = Item("short", 3, (
 KEY["kc07_14"] = Item("mc", 3, ('f032ecea03bcbc4e2411',), options="abc")
 KEY["kc07_15"] = Item("mc", 5, ('cbcf23315d3643c060b0',), options="abc")
 KEY["kc07_16"] = Item("short", 5, (
-    ('01c91a7477c9361c4075', '5d6ead1ea759b0dd6193', '60e3fe659511b1816e64', '60e4056948e7ff614c99', '6868721327d36d07f9c6', '7e61ca9276b652b5d76f', 'ad64e0462af7e32cf18e', 'b0c68137962be47cf41a', 'e4d101a813915e026f9e', 'f4c11a9a3bd677a7b5ad'),
+    ('01c91a7477c9361c4075', '5d6ead1ea759b0dd6193', 'e5f4e7f70c2f3b2afc80', '102e02dd1f91d20441a2', '49b0882e19ab7dcdbd71', 'fa8d4fbd0dc7179fbb36', '659e8ece620a469f5f25', '1564da25413b2cb6f90f', 'b41d2b9f7ee1c334108b', 'c69ae6045cb2d0d4d3e7', 'ffe51f6cdeecb2d796c8', '62cd56dc8de244efb797', '60e4056948e7ff614c99', '6868721327d36d07f9c6', '7e61ca9276b652b5d76f', 'ad64e0462af7e32cf18e', 'b0c68137962be47cf41a', 'e4d101a813915e026f9e', 'f4c11a9a3bd677a7b5ad'),
 ))
 KEY["kc07_17"] = Item("tf", 5, ('8596ee3b59c3fb7f8b7f',))
 KEY["kc07_18"] = Item("number", 6, ('353f71b24c94b6407779',), digits=0)

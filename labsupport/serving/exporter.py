@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..batching.config import BatchConfig
-from ..validate import check_int
+from ..batching.policies import POLICIES
+from ..validate import check_choice, check_int
 
 SYSTEMS = ("triton", "tf_serving", "ray_serve")
 
@@ -24,21 +25,40 @@ SYSTEMS = ("triton", "tf_serving", "ray_serve")
 @dataclass(frozen=True)
 class Knobs:
     """What gets exported. ``max_queue`` (texts allowed to wait) maps to each system's
-    overload control; ``preferred`` to Triton's preferred batch sizes (optional)."""
+    overload control; ``preferred`` to Triton's preferred batch sizes (optional);
+    ``policy`` says what ``max_delay_ms`` means in the lab (see ``delay_us``)."""
     max_batch: int = BatchConfig.max_batch
     max_delay_ms: float = BatchConfig.max_delay_ms
     max_queue: int = BatchConfig.max_queue
     preferred: tuple[int, ...] = ()
+    policy: str = "window"
 
     def __post_init__(self):
         BatchConfig(max_batch=self.max_batch, max_delay_ms=self.max_delay_ms,
                     max_queue=self.max_queue)  # the lab's own validation and ranges
         for p in self.preferred:
             check_int("preferred batch size", p, 1, self.max_batch)
+        check_choice("policy", self.policy, POLICIES)
 
     @property
     def delay_us(self) -> int:
+        """The exported wait (µs). Triton's, TF Serving's and Ray Serve's delay is a window:
+        a lone request on an idle server waits it in full. In the lab's work-conserving and
+        bucketed policies ``max_delay_ms`` is no wait at all (only a bound on how long a
+        batch may grow while the model is busy, or an ageing threshold), so exporting it as
+        a window would make every lone request wait: those policies export 0, the setting
+        closest to "idle → go now" (the busy-time growth comes from the queue itself)."""
+        if self.policy in ("work_conserving", "bucketed", "naive"):
+            return 0
         return int(round(self.max_delay_ms * 1000))
+
+
+def _why(k: Knobs, mark: str) -> str:
+    """A trailing comment when the exported delay is 0 although ``max_delay_ms`` is not."""
+    if k.delay_us == 0 and k.max_delay_ms > 0:
+        return (f"  {mark} 0, not {k.max_delay_ms:g} ms: the lab's {k.policy} policy never "
+                f"makes a lone request wait; a delay here would")
+    return ""
 
 
 def triton(k: Knobs, name: str = "minilm") -> str:
@@ -46,7 +66,7 @@ def triton(k: Knobs, name: str = "minilm") -> str:
     pref = f"\n  preferred_batch_size: [ {', '.join(map(str, k.preferred))} ]" if k.preferred else ""
     return (f'name: "{name}"\nmax_batch_size: {k.max_batch}\n'
             f"dynamic_batching {{{pref}\n"
-            f"  max_queue_delay_microseconds: {k.delay_us}\n"
+            f"  max_queue_delay_microseconds: {k.delay_us}{_why(k, '#')}\n"
             f"  default_queue_policy {{\n"
             f"    max_queue_size: {k.max_queue}\n"
             f"    timeout_action: REJECT\n"
@@ -60,7 +80,7 @@ def tf_serving(k: Knobs, threads: int = 1) -> str:
                                                                      {k.max_batch})) \
         if k.preferred else ""
     return (f"max_batch_size {{ value: {k.max_batch} }}\n"
-            f"batch_timeout_micros {{ value: {k.delay_us} }}\n"
+            f"batch_timeout_micros {{ value: {k.delay_us} }}{_why(k, '#')}\n"
             f"max_enqueued_batches {{ value: {batches} }}\n"
             f"num_batch_threads {{ value: {threads} }}\n{allowed}")
 
@@ -71,7 +91,7 @@ def ray_serve(k: Knobs) -> str:
             f"  # default 5 would cap every batch at 5\n"
             f"class Embedder:\n"
             f"    @serve.batch(max_batch_size={k.max_batch}, "
-            f"batch_wait_timeout_s={k.max_delay_ms / 1000:g})\n"
+            f"batch_wait_timeout_s={k.delay_us / 1e6:g}){_why(k, '#')}\n"
             f"    async def __call__(self, texts: list[str]) -> list[list[float]]: ...\n")
 
 
@@ -126,7 +146,8 @@ def knobs_from_service(url: str) -> Knobs:
     """Read the knobs of a running ``labsupport serve`` (loopback only)."""
     from .net import get_config
     cfg = get_config(url)
-    return Knobs(cfg["max_batch"], cfg["max_delay_ms"], cfg["max_queue"])
+    return Knobs(cfg["max_batch"], cfg["max_delay_ms"], cfg["max_queue"],
+                 policy=cfg.get("policy", "window"))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -134,6 +155,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-batch", type=int, default=Knobs.max_batch)
     p.add_argument("--max-delay-ms", type=float, default=Knobs.max_delay_ms)
     p.add_argument("--max-queue", type=int, default=Knobs.max_queue)
+    p.add_argument("--policy", choices=POLICIES, default=Knobs.policy,
+                   help="the lab policy the knobs come from (work_conserving/bucketed export "
+                        "delay 0)")
     p.add_argument("--preferred", type=int, nargs="*", default=[],
                    help="Triton preferred / TF Serving allowed batch sizes")
     p.add_argument("--from-url", help="take the knobs from a running service (loopback)")
@@ -149,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         knobs = knobs_from_service(args.from_url) if args.from_url else Knobs(
-            args.max_batch, args.max_delay_ms, args.max_queue, tuple(args.preferred))
+            args.max_batch, args.max_delay_ms, args.max_queue, tuple(args.preferred),
+            args.policy)
     except ValueError as exc:
         print(f"labsupport export: {exc}", file=sys.stderr)
         return 2

@@ -164,7 +164,7 @@ class Router:
 
 
 def make_router_app(router: Router):
-    """A Starlette app: ``POST /embed`` routed; ``GET|POST /config`` to all replicas;
+    """A Starlette app: ``POST /embed``, ``POST /v1/embeddings``, ``GET /v1/models`` routed; ``GET|POST /config`` to all replicas;
     ``GET /router`` the router's counters; ``GET /healthz``."""
     from contextlib import asynccontextmanager
 
@@ -185,8 +185,9 @@ def make_router_app(router: Router):
         out.headers["x-router-ms"] = f"{(time.perf_counter() - t0) * 1000.0:.3f}"
         return out
 
-    async def embed(request):
-        return await relay(request, "/embed")
+    async def embed(request):  # the lab's and TEI's /embed, OpenAI's /v1/…: relayed as is
+        path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return await relay(request, path)
 
     async def config(request):
         if request.method == "GET":
@@ -216,6 +217,9 @@ def make_router_app(router: Router):
         await router.close()
 
     routes = [Route("/embed", embed, methods=["POST"]),
+              Route("/v1/embeddings", embed, methods=["POST"]),
+              Route("/v1/models", embed, methods=["GET"]),
+              Route("/v1/models/{name:path}", embed, methods=["GET"]),
               Route("/config", config, methods=["GET", "POST"]),
               Route("/router", stats), Route("/healthz", healthz)]
     return Starlette(routes=routes, lifespan=lifespan)

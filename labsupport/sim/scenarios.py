@@ -8,7 +8,9 @@ Notebook 02's experiments and the checks in ``labsupport.exercises.ex02`` both u
     res.latency_ms  # → [10.0, 10.0, 10.0, 10.0]: a full batch still waited the window
 
 Times are virtual ms from the start of the scenario. A caller that has neither a result nor
-an error when the scenario's horizon ends is recorded as ``"hung"``.
+an error when the scenario's horizon ends is recorded as ``"hung"``. ``cancel_ms`` lets a
+caller give up (a client timeout or disconnect): its ``submit`` task is cancelled at that
+time and it is recorded as ``"cancelled"``.
 """
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ from .vclock import run
 @dataclass
 class Outcome:
     """What one caller saw. ``status``: ``ok`` (``value`` holds the result), ``error``
-    (``value`` holds the exception) or ``hung`` (still waiting at the horizon)."""
+    (``value`` holds the exception), ``cancelled`` (it gave up first) or ``hung`` (still
+    waiting at the horizon)."""
     item: Any
     arrival_ms: float
     status: str = "hung"
@@ -52,6 +55,7 @@ class ProbeResult:
     outcomes: list[Outcome]
     calls: list[Call] = field(default_factory=list)
     setup_error: BaseException | None = None  # the batcher could not be built
+    task_errors: list[BaseException] = field(default_factory=list)  # crashed background tasks
 
     @property
     def latency_ms(self) -> np.ndarray:
@@ -82,21 +86,31 @@ def timed(fn: Callable[[list], list], fixed_ms: float, per_item_ms: float = 0.0)
 
 def probe(make_batcher: Callable[[Callable], Any], arrivals_ms: Sequence[float],
           items: Sequence | None = None, *, model: Callable[[list], Any],
-          horizon_ms: float = 2000.0) -> ProbeResult:
+          horizon_ms: float = 2000.0, cancel_ms: Sequence[float | None] | None = None
+          ) -> ProbeResult:
     """Submit ``items[i]`` at ``arrivals_ms[i]`` to ``make_batcher(model)`` and wait until
     every caller is answered or ``horizon_ms`` (virtual) passes. ``items`` default to
-    ``0, 1, 2, …``. ``model`` may be sync or async; every call is recorded."""
+    ``0, 1, 2, …``. ``model`` may be sync or async; every call is recorded. Caller ``i``
+    gives up at ``cancel_ms[i]`` (virtual ms; ``None`` or nan: never)."""
     items = list(range(len(arrivals_ms))) if items is None else list(items)
     if len(items) != len(arrivals_ms):
         raise ValueError("items and arrivals_ms must have the same length")
+    cancel = [None] * len(items) if cancel_ms is None else list(cancel_ms)
+    if len(cancel) != len(items):
+        raise ValueError("cancel_ms must have one entry (or None) per arrival")
     res = ProbeResult([Outcome(it, float(a)) for it, a in zip(items, arrivals_ms)])
-    run(_scenario(make_batcher, model, res, horizon_ms / 1000.0))
+    run(_scenario(make_batcher, model, res, horizon_ms / 1000.0, cancel))
     return res
 
 
-async def _scenario(make_batcher, model, res: ProbeResult, horizon_s: float) -> None:
+async def _scenario(make_batcher, model, res: ProbeResult, horizon_s: float,
+                    cancel: list) -> None:
     loop = asyncio.get_running_loop()
-    loop.set_exception_handler(lambda _loop, _ctx: None)  # flawed batchers leak task errors
+
+    def on_error(_loop, ctx) -> None:  # flawed batchers leak task errors: record, stay quiet
+        if isinstance(ctx.get("exception"), BaseException):
+            res.task_errors.append(ctx["exception"])
+    loop.set_exception_handler(on_error)
     loop_thread = threading.get_ident()
 
     if inspect.iscoroutinefunction(model):
@@ -115,15 +129,29 @@ async def _scenario(make_batcher, model, res: ProbeResult, horizon_s: float) -> 
         res.setup_error = exc
         return
 
-    async def caller(o: Outcome) -> None:
+    async def caller(o: Outcome, give_up_ms) -> None:
         await asyncio.sleep(o.arrival_ms / 1000.0)
+        me, left = asyncio.current_task(), []
+        timer = None
+        if give_up_ms is not None and give_up_ms == give_up_ms:  # None or nan: never
+            def give_up() -> None:  # the client leaves: its pending submit() is cancelled
+                left.append(True)
+                me.cancel()
+            timer = loop.call_later(max(0.0, give_up_ms - o.arrival_ms) / 1000.0, give_up)
         try:
             o.value, o.status = await batcher.submit(o.item), "ok"
+        except asyncio.CancelledError:
+            if not left:
+                raise  # cancelled by the horizon, not by the client: still "hung"
+            o.value, o.status = None, "cancelled"
         except Exception as exc:
             o.value, o.status = exc, "error"
+        finally:
+            if timer is not None:
+                timer.cancel()
         o.done_ms = loop.time() * 1000.0
 
-    tasks = [loop.create_task(caller(o)) for o in res.outcomes]
+    tasks = [loop.create_task(caller(o, c)) for o, c in zip(res.outcomes, cancel)]
     _, pending = await asyncio.wait(tasks, timeout=horizon_s)
     for t in pending:
         t.cancel()

@@ -39,6 +39,27 @@ REJECT = {
     "kc07_16": ["they get the exception", "it is retried"],
     "kc07_24": ["a lock", "an event"],
 }
+# Negated or contradicting answers name the concept but deny it: they must fail ...
+NEGATED = {
+    "kc07_04": ["it is not waiting at all", "no waiting for the timer", "it never waits for the window",
+                "it doesn't wait for the timer, it computes", "not sleeping until max_delay"],
+    "kc07_16": ["they do not hang; they get the error", "they don't hang forever",
+                "they never hang, the error reaches them", "they are not left waiting forever"],
+    "kc07_10": ["not the KV cache but the activations", "the activations, not the KV cache",
+                "activations rather than the KV cache", "the weights instead of the KV cache"],
+    "kc07_13": ["not bucketing, just padding", "padding without bucketing"],
+    "kc07_24": ["not a future, a lock"],
+    "kc07_01": ["not max batch size and not max queue delay"],
+}
+# ... while more correct rephrasings (some with a harmless "not" elsewhere) keep passing.
+PARAPHRASES = {
+    "kc07_04": ["waiting for the delay timer to fire", "it waits: the window has not closed yet",
+                "idle, waiting for max_delay_ms to pass"],
+    "kc07_16": ["they hang, the exception is not delivered", "they are left waiting forever",
+                "they wait forever because nobody sets their futures"],
+    "kc07_10": ["the KV cache, not the activations", "key/value cache", "KV-cache memory"],
+    "kc07_13": ["length bucketing, not plain padding", "bucketing by length"],
+}
 FORM_ERRORS = [("kc07_03", "d"), ("kc07_03", "b and c"), ("kc07_02", "maybe"),
                ("kc07_11", "lots"), ("kc07_01", ""), ("kc07_01", 42),
                ("kc07_01", " ".join(["batch delay"] * 20))]
@@ -54,6 +75,17 @@ def test_wrong_answers_fail_with_a_neutral_message(item, answer):
     kc07.check(item, answer)  # the form is fine: the self-check passes
     with pytest.raises(AssertionError, match=rf"^{item}: not correct yet — re-read notebook"):
         kc07.check(item, answer, hidden=True)
+
+
+@pytest.mark.parametrize("item, answer", [(i, a) for i, xs in NEGATED.items() for a in xs])
+def test_negated_answers_fail(item, answer):
+    with pytest.raises(AssertionError, match=rf"^{item}: not correct yet"):
+        kc07.check(item, answer, hidden=True)
+
+
+@pytest.mark.parametrize("item, answer", [(i, a) for i, xs in PARAPHRASES.items() for a in xs])
+def test_rephrasings_pass(item, answer):
+    kc07.check(item, answer, hidden=True)
 
 
 @pytest.mark.parametrize("item, answer", FORM_ERRORS)

@@ -103,6 +103,9 @@ def test_every_request_gets_its_own_answer_through_the_router(replicated):
     assert sum(sent) == len(texts) and min(sent) > 0, stats
     if stats["routing"] == "round_robin":
         assert sent == [20, 20, 20]
+    model = httpx.get(url + "/v1/models").json()["data"][0]["id"]  # OpenAI's routes, relayed
+    oa = httpx.post(url + "/v1/embeddings", json={"input": texts[:2], "model": model})
+    assert oa.status_code == 200 and len(oa.json()["data"]) == 2, oa.text
     assert httpx.post(url + "/config", json={"max_batch": 8}).json()["max_batch"] == 8
     for r in stats["replicas"]:  # the config reached every replica
         assert httpx.get(r["url"] + "/config").json()["max_batch"] == 8

@@ -1,0 +1,104 @@
+"""Claims a notebook states only after checking them on this run, and cost fits that
+survive a busy machine.
+
+A notebook cell measures, then calls ``claim(...)``: when the measurement supports the
+statement the cell shows it (as Markdown, with the numbers); when noise contradicts it, the
+cell says so, why it can happen and how to rerun. Every claim is also emitted as
+machine-readable output (``CLAIM_MIME``), so a test can run the notebook headless and check
+that what the notebook concluded agrees with what it measured.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..costs import ServiceModel
+
+CLAIM_MIME = "application/vnd.labsupport.claim+json"
+# MiniLM-L6 on a 2-core CPU (this lab's reference machine, 2026-12): min of 3 runs per shape.
+SHIPPED_MINILM_CPU = ServiceModel(fixed_ms=7.0, per_item_ms=0.2, per_token_ms=0.16)
+MAX_REL_RESIDUAL = 0.25  # a fit whose RMS residual exceeds 25 % of the mean time is noise
+
+
+@dataclass
+class Claim:
+    """One stated conclusion and the numbers that decided it (ms, req/s, ratios)."""
+    name: str
+    holds: bool
+    statement: str            # what the notebook says when it holds
+    evidence: dict = field(default_factory=dict)
+    otherwise: str = ""       # why it may not hold on this run, and how to rerun
+
+
+def _show(markdown: str, record: dict) -> None:
+    try:
+        from IPython.display import display
+    except ImportError:  # plain Python: print only
+        print(markdown)
+        return
+    display({"text/markdown": markdown, "text/plain": markdown, CLAIM_MIME: record}, raw=True)
+
+
+def claim(name: str, holds: bool, statement: str, evidence: dict | None = None,
+          otherwise: str = "") -> Claim:
+    """Show ``statement`` if ``holds`` on this run, else say it did not hold and why."""
+    c = Claim(name, bool(holds), statement, dict(evidence or {}), otherwise)
+    nums = ", ".join(f"{k} = {_fmt(v)}" for k, v in c.evidence.items())
+    if c.holds:
+        md = f"**On this run:** {statement} ({nums})."
+    else:
+        md = (f"**Not on this run:** we expected that {statement[0].lower()}{statement[1:]}, "
+              f"but measured {nums}. {otherwise or 'Another program may have used the CPU meanwhile: close it and rerun the cell.'}")
+    _show(md, asdict(c))
+    return c
+
+
+def _fmt(v) -> str:
+    return f"{v:.3g}" if isinstance(v, (float, np.floating)) else str(v)
+
+
+def min_of(fn: Callable[[], object], repeats: int = 5, warmup: int = 1,
+           clock: Callable[[], float] = time.perf_counter) -> tuple[float, float]:
+    """(min, median) ms of ``repeats`` calls of ``fn`` after ``warmup`` calls. Other programs
+    only ever add time, so the minimum is the code's own cost; ``time.thread_time`` as
+    ``clock`` counts this thread's CPU time only (right for single-threaded CPU work)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = clock()
+        fn()
+        times.append((clock() - t0) * 1000.0)
+    return float(np.min(times)), float(np.median(times))
+
+
+def checked_fit(rows, fallback: ServiceModel = SHIPPED_MINILM_CPU
+                ) -> tuple[ServiceModel, str]:
+    """Fit ``ServiceModel`` to ``(n, L, ms)`` rows; check it, else use ``fallback``.
+
+    Checks: relative RMS residual ≤ ``MAX_REL_RESIDUAL``; measured time grows with batch
+    size at every length and with length at every batch size (monotonic); the fitted cost of
+    a batch is not below the fastest measurement by more than the residual. Returns the
+    model and a one-line note saying which one is used and why."""
+    n, L, ms = (np.array(c, float) for c in zip(*rows))
+    fit = ServiceModel.fit(n, n * L, ms)
+    pred = np.array([fit.cost(int(a), int(a * b)) for a, b in zip(n, L)])
+    rel = float(np.sqrt(np.mean((pred - ms) ** 2)) / np.mean(ms))
+    bad = []
+    for key, other in ((n, L), (L, n)):
+        for v in np.unique(other):
+            sel = other == v
+            order = np.argsort(key[sel])
+            if np.any(np.diff(ms[sel][order]) < -0.1 * ms[sel].max()):
+                bad.append("time fell as the batch grew" if key is n else
+                           "time fell as inputs got longer")
+    if rel > MAX_REL_RESIDUAL:
+        bad.append(f"the fit misses the timings by {rel:.0%} (RMS)")
+    if bad:
+        return fallback, (f"The measurements look noisy ({'; '.join(sorted(set(bad)))}): using "
+                          f"the lab's shipped coefficients {fallback} instead. Rerun the "
+                          f"measuring cell when the machine is quiet.")
+    return fit, f"Fitted on this machine: {fit} (RMS residual {rel:.0%} of the mean time)."
