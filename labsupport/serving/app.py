@@ -237,7 +237,8 @@ def _write_ready(path, url: str) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="labsupport serve", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="labsupport serve", description=__doc__.split("\n\n")[0],
+                                allow_abbrev=False)  # replicas.py strips options by full name
     p.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (0: any free)")
     p.add_argument("--model", default="minilm", choices=("minilm", "fake"))
     p.add_argument("--fake-fixed-ms", type=float, default=5.0, help="fake model: ms per batch")
@@ -255,11 +256,16 @@ def _parser() -> argparse.ArgumentParser:
                         "more threads spin and starve it on a small machine)")
     p.add_argument("--ready-file", help="write the URL here once serving")
     p.add_argument("--parent-pid", type=int, help="stop when this process exits")
+    from .replicas import add_replica_args
+    add_replica_args(p)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.replicas != 1:  # N copies of this service behind labsupport.serving.router
+        from .replicas import serve_replicas
+        return serve_replicas(args, list(sys.argv[1:] if argv is None else argv))
     import uvicorn
     try:
         cfg = BatchConfig(max_batch=args.max_batch, max_delay_ms=args.max_delay_ms,
