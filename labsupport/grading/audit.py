@@ -86,8 +86,8 @@ class _Scan(ast.NodeVisitor):
         mod = node.module or ""
         checks = mod.startswith("labsupport.exercises")
         for a in node.names:
-            if checks and a.name.startswith("check_") and a.asname is None:
-                continue  # a self-test import of a check, under its own name
+            if checks and mod != "labsupport.exercises" and a.asname is None:
+                continue  # a check or helper, under its own name: a self-test, not a patch
             if checks or (mod == "labsupport" and a.name == "exercises"):
                 self.flag(node, f"imports {a.name} from {mod}")
             elif mod.split(".")[0] in RISKY_MODULES:
