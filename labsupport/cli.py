@@ -6,7 +6,7 @@ from importlib import import_module
 
 COMMANDS = {
     "doctor": ("labsupport.doctor", "check the lab's environment (versions, device, data)"),
-    "bench": (None, "benchmarks that print JSON: batcher | padding | decode"),
+    "bench": (None, "benchmarks that print JSON: batcher | padding | decode | grading"),
     "serve": ("labsupport.service", "run the embedding service on 127.0.0.1"),
     "load": ("labsupport.loadgen", "open-loop load generator against a loopback URL"),
     "export": ("labsupport.bridge", "export knobs as Triton / TF Serving / Ray Serve config"),
@@ -16,6 +16,7 @@ BENCHES = {
     "batcher": "labsupport.benches.batcher",
     "padding": "labsupport.benches.padding",
     "decode": "labsupport.benches.decode",
+    "grading": "labsupport.benches.grading",
 }
 
 
