@@ -176,7 +176,8 @@ class TrustedChecks(NbGraderPreprocessor):
                  and not _nbg(c).get("solution")]
         items = [trusted.Item(_nbg(t)["grade_id"], by_id[_nbg(t)["grade_id"].removesuffix("_test")].source,
                               t.source) for t in tests
-                 if _nbg(t)["grade_id"].removesuffix("_test") in by_id]
+                 if _nbg(t)["grade_id"].removesuffix("_test") in by_id
+                 and not any(o.output_type == "error" for o in t.outputs)]  # 0 already
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
         results = trusted.run_items(items, timeout)
         for t in tests:
