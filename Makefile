@@ -71,8 +71,8 @@ release: install ## trainers: regenerate notebooks/ from solutions/ with nbgrade
 collect: install ## trainers: import submissions (SRC=folder or LMS zip, ASSIGNMENT=… for a zip)
 	$(PY) -m labsupport.cli grade collect $(SRC) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
-autograde: install ## trainers: autograde autograde/submitted (ASSIGNMENT=… optional)
-	$(PY) -m labsupport.cli grade autograde $(ASSIGNMENT)
+autograde: install ## trainers: autograde autograde/submitted (ASSIGNMENT=…, JOBS=N optional)
+	$(PY) -m labsupport.cli grade autograde $(ASSIGNMENT) --jobs $(or $(JOBS),1)
 
 feedback: install ## trainers: feedback HTML for autograded work
 	$(PY) -m labsupport.cli grade feedback $(ASSIGNMENT)

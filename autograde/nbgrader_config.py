@@ -10,7 +10,8 @@ from pathlib import Path
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 
-from labsupport.grading import ShortTestErrors, generate_assignment_preprocessors
+from labsupport.grading import (ShortTestErrors, autograde_preprocessors,
+                                generate_assignment_preprocessors)
 
 c = get_config()  # noqa: F821
 ROOT = Path(__file__).resolve().parents[1]  # the repo root, wherever it is cloned
@@ -29,5 +30,9 @@ c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()
 # never the hidden tests: neither in the test cells nor in a traceback's context lines.
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests,
                                     ShortTestErrors]
+# Autograde: the kernel runs in autograde mode (LAB_AUTOGRADE=1: short demos, no frontend
+# waits) and survives a dead kernel; then every answer cell is graded again alone against the
+# installed checks and audited; what needs a trainer is flagged in the formgrader.
+c.Autograde.autograde_preprocessors = autograde_preprocessors()
 # No solution cell needs more than 30 s; 60 s stops a student's infinite loop, then grading goes on.
 c.Execute.timeout = 60

@@ -9,11 +9,12 @@
 - ``notebook/``: plots and widgets; course: ``exercises/``, ``grading``, ``benches/``, ``cli``
 
 Public API, imported lazily (``import labsupport`` stays fast and torch-free): the names in
-``_API`` below. Old module paths (``labsupport.batching.policies`` …) still import: see ``moved``.
+``_API`` below. Old module paths (``labsupport.policies`` …) still import: see ``moved``.
 """
 from importlib import import_module
 
 from . import moved
+from .paths import autograde_mode  # noqa: F401  (public: labsupport.autograde_mode())
 
 __version__ = "0.2.0"
 

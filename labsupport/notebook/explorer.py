@@ -21,7 +21,9 @@ class BatchingExplorer:
                  max_batch: int = 16, max_delay_ms: float = 10.0, rate_per_s: float = 200.0,
                  burstiness: float = 1.0, policy: str = "window"):
         import ipywidgets as w
-        self.n, self.seed = n, seed
+
+        from ..paths import autograde_mode
+        self.n, self.seed = (min(n, 500) if autograde_mode() else n), seed  # grading: short
         self.service = service or ServiceModel(8.0, 2.8)  # MiniLM-like on a CPU (ms)
         style = {"description_width": "initial"}
         self.max_batch = w.IntSlider(value=max_batch, min=1, max=64, step=1,
@@ -74,9 +76,9 @@ class BatchingExplorer:
 
     def update(self, change=None) -> None:
         """Re-simulate with the current knobs, refresh the readout and redraw the plots."""
+        import base64
         import io
 
-        from IPython.display import Image, display
         t0 = time.perf_counter()
         res = self.result()
         self.last_summary = summarize(res)
@@ -84,9 +86,13 @@ class BatchingExplorer:
         buf = io.BytesIO()
         self.figure(res).savefig(buf, format="png")  # one draw; inline's tight bbox takes two
         self.last_png = buf.getvalue()
-        with self.out:
-            self.out.clear_output(wait=True)
-            display(Image(data=self.last_png, format="png"))
+        # Replace the Output widget's state in one step, never ``with self.out: display(…)``:
+        # that routes the image through the frontend's output capture, and headless
+        # executors (nbclient under nbgrader) then echo a comm message on the shell socket
+        # that can leave the cell's reply unread until Execute.timeout (a 60 s stall).
+        self.out.outputs = ({"output_type": "display_data", "metadata": {},
+                             "data": {"image/png": base64.b64encode(self.last_png).decode(),
+                                      "text/plain": "<batching explorer plots>"}},)
         self.last_update_ms = (time.perf_counter() - t0) * 1000.0
 
     def _ipython_display_(self):

@@ -1,4 +1,4 @@
-"""Trainers' grading loop on nbgrader: ``labsupport grade release|collect|autograde|feedback|export``.
+"""One nbgrader course on disk (``Course``) and its configuration (``course_config``).
 
 The course is configured in ``autograde/nbgrader_config.py`` (``solutions/`` is the
 source, ``notebooks/`` the release); every command here drives nbgrader's own Python
@@ -7,7 +7,6 @@ the same configuration into another folder (the tests' temporary courses).
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -17,51 +16,10 @@ import time
 import zipfile
 from pathlib import Path
 
-from nbgrader.preprocessors import ClearSolutions, NbGraderPreprocessor
 from traitlets.config import Config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG_FILE = ROOT / "autograde" / "nbgrader_config.py"
-STUB = 'raise NotImplementedError("{grade_id}: write your {what} here")'
-
-
-class ClearSolutionsById(ClearSolutions):
-    """nbgrader's ClearSolutions, but the stub names its exercise id (``ex02_1: …``)."""
-
-    def preprocess_cell(self, cell, resources, cell_index):
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if cell.cell_type != "code" or not grade_id:
-            return super().preprocess_cell(cell, resources, cell_index)
-        what = "answer" if grade_id.startswith("kc") else "code"
-        saved = self.code_stub
-        self.code_stub = {**saved, "python": STUB.format(grade_id=grade_id, what=what)}
-        try:
-            return super().preprocess_cell(cell, resources, cell_index)
-        finally:
-            self.code_stub = saved
-
-
-class ShortTestErrors(NbGraderPreprocessor):
-    """Feedback: a failing test cell shows only ``Error: message``, not its traceback.
-
-    IPython's traceback prints the lines around the failing one — the hidden tests
-    included — so test cells keep just the error's name and the check's message.
-    """
-
-    def preprocess_cell(self, cell, resources, cell_index):
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
-            for out in cell.get("outputs", []):
-                if out.get("output_type") == "error":
-                    out["traceback"] = [f"\x1b[0;31m{out['ename']}\x1b[0m: {out['evalue']}"]
-        return cell, resources
-
-
-def generate_assignment_preprocessors() -> list:
-    """nbgrader's GenerateAssignment pipeline with ClearSolutions swapped for ours."""
-    from nbgrader.converters import GenerateAssignment
-    default = GenerateAssignment.class_traits()["preprocessors"].default()
-    return [ClearSolutionsById if p is ClearSolutions else p for p in default]
 
 
 def course_config(root: Path | str | None = None, **overrides) -> Config:
@@ -153,13 +111,32 @@ class Course:
         if not pairs:
             print(f"nothing to autograde in {self._dir('submitted')}", file=sys.stderr)
             return False
-        ok = True
+        ok, pairs = self.prepare_autograde(pairs)
+        for student, a in pairs:
+            ok &= self._run(f"autograde {a} {student}", self.api.autograde, a, student)
+        return ok
+
+    def prepare_autograde(self, pairs: list[tuple[str, str]]) -> tuple[bool, list[tuple[str, str]]]:
+        """Teach the gradebook unknown assignments; drop those without points to win."""
+        ok, keep = True, []
         for a in sorted({a for _, a in pairs}):
             if not self._in_gradebook(a):  # a fresh machine: the gradebook learns the cells
                 ok &= self.release([a])
         for student, a in pairs:
-            ok &= self._run(f"autograde {a} {student}", self.api.autograde, a, student)
-        return ok
+            if self.max_score(a) > 0:
+                keep.append((student, a))
+        for a in sorted({a for _, a in pairs} - {a for _, a in keep}):
+            print(f"skip {a}: it has no points to grade")
+        return ok, keep
+
+    def max_score(self, assignment: str) -> float:
+        """The assignment's points in the gradebook (0 when unknown)."""
+        from nbgrader.api import Gradebook, MissingEntry
+        with Gradebook(self.coursedir.db_url) as gb:
+            try:
+                return float(gb.find_assignment(assignment).max_score)
+            except MissingEntry:
+                return 0.0
 
     def feedback(self, assignment: str | None = None) -> bool:
         """Feedback HTML for every autograded submission, hidden tests cleared."""
@@ -255,41 +232,3 @@ class Course:
         for s, a in pairs:
             print(f"ok   collect {a} {s}{'' if (s, a) not in before else ' (replaced)'}")
         return pairs
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="labsupport grade",
-                                description="trainers' grading loop on nbgrader (see docs/trainers.md)")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("release", help="regenerate notebooks/ from solutions/ (all, or the named)")
-    r.add_argument("assignments", nargs="*")
-    c = sub.add_parser("collect", help="import a folder <student>/<assignment>/<nb>.ipynb or an LMS zip")
-    c.add_argument("source", type=Path)
-    c.add_argument("--assignment", help="the assignment a zip holds (guessed when unique)")
-    c.add_argument("--regexp", help="nbgrader FileNameCollectorPlugin.named_regexp for a zip")
-    for name, help_ in (("autograde", "autograde autograde/submitted"),
-                        ("feedback", "feedback HTML for autograded work")):
-        sub.add_parser(name, help=help_).add_argument("assignment", nargs="?")
-    e = sub.add_parser("export", help="export grades to autograde/grades.csv")
-    e.add_argument("--to", type=Path, help="CSV path (default autograde/grades.csv)")
-    args = p.parse_args(argv)
-
-    course = Course()
-    try:
-        if args.cmd == "release":
-            unknown = set(args.assignments) - set(course.assignments())
-            if unknown:
-                p.error(f"unknown assignment(s) {sorted(unknown)}; "
-                        f"allowed: {course.assignments()}")
-            return 0 if course.release(args.assignments) else 1
-        if args.cmd == "collect":
-            return 0 if course.collect(args.source, args.assignment, args.regexp) else 1
-        if args.cmd == "autograde":
-            return 0 if course.autograde(args.assignment) else 1
-        if args.cmd == "feedback":
-            return 0 if course.feedback(args.assignment) else 1
-        course.export(args.to)
-        return 0
-    except ValueError as err:
-        print(err, file=sys.stderr)
-        return 2

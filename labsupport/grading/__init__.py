@@ -1,0 +1,76 @@
+"""Trainers' grading loop on nbgrader: ``labsupport grade release|collect|autograde|feedback|export``.
+
+- ``course``: ``Course`` (one course on disk, driven through nbgrader's API) and
+  ``course_config`` (the course's config, re-rootable into another folder);
+- ``pipeline``: the lab's steps inside nbgrader's pipelines (stub names, short test
+  errors in feedback, autograde mode, the trusted pass, review flags);
+- ``trusted`` and ``audit``: grades that answer cells cannot forge;
+- ``parallel``: ``autograde --jobs N`` (one private gradebook per submission, one writer).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import parallel
+from .course import CONFIG_FILE, ROOT, Course, course_config
+from .pipeline import (AutogradeExecute, ClearSolutionsById, FlagForReview, ShortTestErrors,
+                       TrustedChecks, autograde_preprocessors, generate_assignment_preprocessors)
+
+__all__ = ["CONFIG_FILE", "ROOT", "Course", "course_config", "main", "AutogradeExecute",
+           "ClearSolutionsById", "FlagForReview", "ShortTestErrors", "TrustedChecks",
+           "autograde_preprocessors", "generate_assignment_preprocessors"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="labsupport grade",
+                                description="trainers' grading loop on nbgrader (see docs/trainers.md)")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("release", help="regenerate notebooks/ from solutions/ (all, or the named)")
+    r.add_argument("assignments", nargs="*")
+    c = sub.add_parser("collect", help="import a folder <student>/<assignment>/<nb>.ipynb or an LMS zip")
+    c.add_argument("source", type=Path)
+    c.add_argument("--assignment", help="the assignment a zip holds (guessed when unique)")
+    c.add_argument("--regexp", help="nbgrader FileNameCollectorPlugin.named_regexp for a zip")
+    g = sub.add_parser("autograde", help="autograde autograde/submitted (in parallel with --jobs)")
+    g.add_argument("assignment", nargs="?")
+    g.add_argument("--jobs", "-j", type=int, default=1,
+                   help="submissions graded at once, each in its own process (default 1)")
+    g.add_argument("--student", action="append", dest="students", help="only these (repeat)")
+    g.add_argument("--submission-timeout", type=float, default=parallel.SUBMISSION_TIMEOUT_S,
+                   help="with --jobs: seconds before one submission is given up (default %(default)g)")
+    sub.add_parser("feedback", help="feedback HTML for autograded work").add_argument(
+        "assignment", nargs="?")
+    e = sub.add_parser("export", help="export grades to autograde/grades.csv")
+    e.add_argument("--to", type=Path, help="CSV path (default autograde/grades.csv)")
+    args = p.parse_args(argv)
+
+    course = Course()
+    try:
+        if args.cmd == "release":
+            unknown = set(args.assignments) - set(course.assignments())
+            if unknown:
+                p.error(f"unknown assignment(s) {sorted(unknown)}; "
+                        f"allowed: {course.assignments()}")
+            return 0 if course.release(args.assignments) else 1
+        if args.cmd == "collect":
+            return 0 if course.collect(args.source, args.assignment, args.regexp) else 1
+        if args.cmd == "autograde":
+            if args.jobs < 1:
+                p.error(f"--jobs must be at least 1 (got {args.jobs})")
+            if args.submission_timeout <= 0:
+                p.error(f"--submission-timeout must be > 0 s (got {args.submission_timeout:g})")
+            if args.assignment and args.assignment not in course.assignments():
+                p.error(f"unknown assignment {args.assignment!r}; allowed: {course.assignments()}")
+            if args.jobs == 1:
+                return 0 if course.autograde(args.assignment, args.students) else 1
+            return 0 if parallel.autograde(course, args.assignment, args.students, jobs=args.jobs,
+                                           submission_timeout_s=args.submission_timeout) else 1
+        if args.cmd == "feedback":
+            return 0 if course.feedback(args.assignment) else 1
+        course.export(args.to)
+        return 0
+    except ValueError as err:
+        print(err, file=sys.stderr)
+        return 2

@@ -1,0 +1,192 @@
+"""The trusted grading pass: each answer cell alone, against checks it cannot replace.
+
+``run_items(items)`` starts one helper process (``python -m labsupport.grading.trusted``,
+JSON on stdin and stdout). It imports the check modules, then forks one child per item:
+the child binds the genuine ``check_*`` functions and fingerprints the grading machinery
+*before* the student's answer cell runs, runs the cell alone (as ``tests/adapters.py``
+does), then the item's test cell with the genuine checks, and compares the fingerprint
+again. The child's stdout and stderr go nowhere, so a printed "pass" means nothing; a
+child that hangs is killed at the timeout, one that dies (``os._exit``) fails its item.
+Python cannot sandbox code in its own process: ``labsupport.grading.audit`` flags the
+ways around this for a trainer.
+"""
+from __future__ import annotations
+
+import ast
+import asyncio
+import importlib
+import inspect
+import json
+import multiprocessing as mp
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+
+PROTECTED = ("labsupport", "builtins", "numpy", "math", "statistics")  # asyncio changes itself
+
+
+@dataclass(frozen=True)
+class Item:
+    grade_id: str     # the test cell's id, e.g. "ex02_1_test"
+    answer: str       # the student's answer cell source
+    test: str         # the test cell source (restored by nbgrader: hidden tests included)
+
+
+def check_module(answer_id: str) -> str:
+    """``ex02_1`` -> ``labsupport.exercises.ex02`` (the conventions' naming)."""
+    return f"labsupport.exercises.{answer_id.split('_')[0]}"
+
+
+def _shape(v) -> tuple:
+    """What may not change about one module attribute while a student's code runs."""
+    if inspect.isfunction(v):
+        cells = tuple(id(c.cell_contents) if c.cell_contents is not None else 0
+                      for c in (v.__closure__ or ()) if _filled(c))
+        return (id(v), id(v.__code__), id(v.__defaults__), id(v.__kwdefaults__),
+                id(v.__globals__), cells)
+    if isinstance(v, type):
+        return (id(v), tuple(sorted((k, id(x)) for k, x in vars(v).items()
+                                    if k not in ("__dict__", "__weakref__"))))
+    if isinstance(v, dict):
+        return (id(v), tuple(sorted((str(k), id(x)) for k, x in v.items())))
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return (id(v), tuple(id(x) for x in v))
+    return (id(v),)
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:
+        return False
+
+
+def fingerprint() -> dict[str, tuple]:
+    """Ids of everything the checks rely on: protected modules' attributes, sys.modules."""
+    fp: dict[str, tuple] = {}
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not name.split(".")[0] in PROTECTED:
+            continue
+        fp[f"sys.modules[{name!r}]"] = (id(mod), id(getattr(mod, "__dict__", None)))
+        deep = name.startswith(("labsupport", "builtins"))
+        for k, v in list(vars(mod).items()):
+            fp[f"{name}.{k}"] = _shape(v) if deep else (id(v),)
+    return fp
+
+
+def changed(before: dict, after: dict) -> list[str]:
+    """Keys whose value changed or vanished (new keys — lazy imports — are fine)."""
+    return sorted(k for k, v in before.items() if after.get(k) != v)
+
+
+def _python(source: str) -> str:
+    return "\n".join("" if re.match(r"\s*[%!]", line) else line for line in source.splitlines())
+
+
+def _exec(source: str, ns: dict, name: str) -> None:
+    code = compile(_python(source), name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    result = eval(code, ns)  # noqa: S307 - the code under grading, in a throw-away child
+    if inspect.iscoroutine(result):
+        asyncio.run(result)
+
+
+def _child(item: Item, conn) -> None:
+    """In the forked child: genuine checks bound first, then the student's cell, then the test."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    answer_id = item.grade_id.removesuffix("_test")
+    genuine = {}
+    for name in sorted(n for n in sys.modules if n.startswith("labsupport.exercises.")):
+        genuine.update({k: v for k, v in vars(sys.modules[name]).items() if k.startswith("check_")})
+    before = fingerprint()
+    ns: dict = {"__name__": "__main__"}
+    try:
+        _exec(item.answer, ns, f"<{answer_id}>")
+        touched = changed(before, fingerprint())
+        if touched:
+            raise _Tampered(touched)
+        ns.update(genuine)  # whatever the cell bound to these names, the test calls the checks
+        _exec(item.test, ns, f"<{item.grade_id}>")
+        touched = changed(before, fingerprint())
+        if touched:
+            raise _Tampered(touched)
+        conn.send(("pass", ""))
+    except _Tampered as t:
+        conn.send(("tampered", "changes the grading machinery: " + ", ".join(t.args[0][:5])))
+    except BaseException as exc:  # noqa: BLE001 - anything the student's code raises fails it
+        conn.send(("fail", f"{type(exc).__name__}: {exc}"[:500]))
+    conn.close()
+    os._exit(0)
+
+
+class _Tampered(Exception):
+    pass
+
+
+def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple[str, str]]:
+    """In the helper process: import the checks once, one child per item."""
+    for item in items:
+        try:
+            importlib.import_module(check_module(item.grade_id))
+        except ImportError:
+            pass  # the item then runs against the checks its test cell imports itself
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    out = {}
+    for item in items:
+        recv, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_child, args=(item, send), daemon=True)
+        proc.start()
+        send.close()
+        got = recv.poll(timeout_s)
+        result = None
+        if got:
+            try:
+                result = recv.recv()
+            except (EOFError, OSError):
+                result = None
+        if not got:
+            proc.kill()
+            result = ("fail", f"did not finish within {timeout_s:g} s")
+        proc.join(5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        if result is None:
+            result = ("fail", f"its process died (exit code {proc.exitcode})")
+        out[item.grade_id] = (str(result[0]), str(result[1]))
+        recv.close()
+    return out
+
+
+def run_items(items: list[Item], timeout_s: float = 60.0) -> dict[str, tuple[str, str]]:
+    """grade_id -> ("pass" | "fail" | "tampered", message), from a fresh helper process."""
+    if not items:
+        return {}
+    job = json.dumps({"timeout_s": timeout_s,
+                      "items": [{"grade_id": i.grade_id, "answer": i.answer, "test": i.test}
+                                for i in items]})
+    env = dict(os.environ, MPLBACKEND="Agg", LAB_AUTOGRADE="1")
+    budget = timeout_s * len(items) + 120
+    proc = subprocess.run([sys.executable, "-m", __name__], input=job, text=True, env=env,
+                          capture_output=True, timeout=budget)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith('{"results"')]
+    if proc.returncode or not lines:
+        raise RuntimeError(f"trusted grading helper failed ({proc.returncode}): "
+                           f"{proc.stderr[-1500:]}")
+    return {k: tuple(v) for k, v in json.loads(lines[-1])["results"].items()}
+
+
+def main() -> int:
+    job = json.loads(sys.stdin.read())
+    items = [Item(**i) for i in job["items"]]
+    results = _serve(items, float(job["timeout_s"]))  # children cannot write to our stdout
+    sys.stdout.write(json.dumps({"results": results}) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,3 @@
+# never finish
+while True:
+    pass
