@@ -5,6 +5,9 @@ PY := $(VENV)/bin/python
 PORT ?= 8888
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+AIPERF_VENV := .venv-aiperf
+AIPERF_STAMP := $(AIPERF_VENV)/.installed
+LAB_SETTINGS := $(CURDIR)/.jupyter-lab-settings
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -12,15 +15,22 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 
 .PHONY: help lab install install-test test test-fast doctor release collect autograde feedback grades \
-        bench-batcher bench-padding bench-decode serve clean
+        bench-batcher bench-padding bench-decode bench-service bench-gpu aiperf lab-settings serve clean \
+        hub hub-install test-hub
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-15s %s\n", $$1, $$2}'
 
-lab: install ## set up (first time) and open JupyterLab on notebook 00, 127.0.0.1
-	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --port $(PORT) --ServerApp.root_dir=$(CURDIR) \
-	  --LabApp.news_url=None $$( [ "$$(id -u)" = 0 ] && echo --allow-root ) \
-	  notebooks/00_welcome/00_welcome.ipynb
+lab: install lab-settings ## set up (first time) and open JupyterLab on notebook 00, 127.0.0.1
+	JUPYTERLAB_SETTINGS_DIR=$(LAB_SETTINGS) $(VENV)/bin/jupyter lab --ip 127.0.0.1 \
+	  --port $(PORT) --ServerApp.root_dir=$(CURDIR) --LabApp.news_url=None \
+	  --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
+	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root ) notebooks/00_welcome/00_welcome.ipynb
+
+NOTIFY := $(LAB_SETTINGS)/@jupyterlab/apputils-extension/notification.jupyterlab-settings
+lab-settings: ## JupyterLab settings for `make lab`: no "Jupyter news?" toast over the plots
+	mkdir -p $(dir $(NOTIFY))
+	test -f $(NOTIFY) || printf '{"fetchNews": "false", "checkForUpdates": false}\n' > $(NOTIFY)
 
 test: install-test ## set up (first time) and run the whole test suite
 	$(PY) -m pytest -q
@@ -42,6 +52,14 @@ $(TEST_STAMP): $(STAMP) requirements-test.txt
 	  { apt-get install -y -q chromium fonts-dejavu-core >/dev/null 2>&1 || \
 	    { apt-get update -q >/dev/null && apt-get install -y -q chromium fonts-dejavu-core >/dev/null; }; }; } || \
 	  echo "chromium not installed (needs root): browser tests will be skipped"
+	$(MAKE) --no-print-directory aiperf || echo "AIPerf not installed: its tests will be skipped"
+	touch $@
+
+aiperf: $(AIPERF_STAMP) ## AIPerf (NVIDIA's benchmark client) in its own venv .venv-aiperf (~2-5 min)
+$(AIPERF_STAMP): requirements-aiperf.txt
+	test -x $(AIPERF_VENV)/bin/python || python3 -m venv $(AIPERF_VENV)
+	$(AIPERF_VENV)/bin/pip install -q -r requirements-aiperf.txt
+	$(AIPERF_VENV)/bin/aiperf --version >/dev/null
 	touch $@
 
 doctor: install ## check versions, device, model files and data
@@ -71,8 +89,36 @@ bench-padding: install ## JSON: FIFO vs bucketed padding share and MiniLM senten
 bench-decode: install ## JSON: continuous vs request-level decode vs transformers' own
 	$(PY) -m labsupport.cli bench decode
 
-serve: install ## run the embedding service on 127.0.0.1:8000
-	$(PY) -m labsupport.cli serve
+bench-service: install aiperf ## JSON: AIPerf beside the lab's load generator, same load
+	$(PY) -m labsupport.cli bench service
+
+serve: install ## run the embedding service on 127.0.0.1:8000 (REPLICAS=N ROUTING=p2c: N behind a router)
+	$(PY) -m labsupport.cli serve $(if $(REPLICAS),--replicas $(REPLICAS)) $(if $(ROUTING),--routing $(ROUTING))
+
+bench-gpu: install ## JSON: encoder fp16 / static shapes and decoder on CUDA (skips without CUDA)
+	$(PY) -m labsupport.cli bench gpu
+
+# JupyterHub extra: its own venv, built on Debian's python so every Unix user can run it
+# (a python under /root is unreadable to students), and the npm proxy in an ignored folder.
+HUB_VENV ?= .venv-hub
+HUB_PORT ?= 8010
+HUB_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+HUB_STAMP := $(HUB_VENV)/.installed
+
+hub-install: $(HUB_STAMP) ## JupyterHub extra: .venv-hub (jupyterhub 6.1.1 + the lab) and configurable-http-proxy 5.3.0
+$(HUB_STAMP): requirements.txt pyproject.toml
+	test -x $(HUB_VENV)/bin/python || $(HUB_PYTHON) -m venv $(HUB_VENV)
+	$(HUB_VENV)/bin/pip install -q -r requirements.txt -e . jupyterhub==6.1.1
+	npm install --prefix .hub-node --no-audit --no-fund --silent configurable-http-proxy@5.3.0
+	touch $@
+
+hub: hub-install ## root: JupyterHub on 127.0.0.1:HUB_PORT, local users, the nbgrader exchange (docs/hub.md)
+	@[ "$$(id -u)" = 0 ] || { echo "make hub: run as root (it creates Unix users; the spawner runs servers as them)"; exit 2; }
+	$(HUB_VENV)/bin/python hub/course.py setup --protect-repo
+	LABHUB_PORT=$(HUB_PORT) $(HUB_VENV)/bin/jupyterhub -f hub/jupyterhub_config.py
+
+test-hub: install-test hub-install ## root: the hub walk-through (trainer + 3 students, release → fetch_feedback)
+	$(PY) -m pytest -q tests/hub
 
 clean: ## remove the venv and generated grading folders
-	rm -rf $(VENV) autograde/submitted autograde/autograded autograde/feedback autograde/gradebook.db
+	rm -rf $(VENV) $(AIPERF_VENV) $(LAB_SETTINGS) autograde/submitted autograde/autograded autograde/feedback autograde/gradebook.db

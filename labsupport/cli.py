@@ -6,8 +6,8 @@ from importlib import import_module
 
 COMMANDS = {
     "doctor": ("labsupport.doctor", "check the lab's environment (versions, device, data)"),
-    "bench": (None, "benchmarks that print JSON: batcher | padding | decode"),
-    "serve": ("labsupport.serving.app", "run the embedding service on 127.0.0.1"),
+    "bench": (None, "benchmarks that print JSON: batcher | padding | decode | service | gpu"),
+    "serve": ("labsupport.serving.app", "run the embedding service on 127.0.0.1 (--replicas N)"),
     "load": ("labsupport.serving.loadgen", "open-loop load generator against a loopback URL"),
     "export": ("labsupport.serving.exporter", "export knobs as Triton / TF Serving / Ray Serve config"),
     "grade": ("labsupport.grading", "trainers: release | collect | autograde | feedback | export"),
@@ -16,6 +16,8 @@ BENCHES = {
     "batcher": "labsupport.benches.batcher",
     "padding": "labsupport.benches.padding",
     "decode": "labsupport.benches.decode",
+    "service": "labsupport.benches.service",
+    "gpu": "labsupport.benches.gpu",
 }
 
 

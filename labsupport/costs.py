@@ -1,7 +1,12 @@
-"""How long one batch takes: fixed + per-item + per-padded-token cost, fitted from timings."""
+"""Cost models: how long one batch takes (``ServiceModel``: fixed + per item + per padded
+token), the one least-squares fit behind every cost model (``linear_fit``; the decoder's
+``StepCost`` uses it too), and ``fake_model``, a stand-in model that takes that long."""
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -35,17 +40,65 @@ class ServiceModel:
 
     @classmethod
     def fit(cls, sizes, padded_tokens, times_ms) -> "ServiceModel":
-        """Least-squares fit (coefficients clipped at 0) to measured batch timings."""
-        n = np.asarray(sizes, float)
-        tok = np.asarray(padded_tokens, float)
-        y = np.asarray(times_ms, float)
+        """Least-squares fit (``linear_fit``) to measured batch timings (ms)."""
+        n, tok, y = (np.asarray(a, float) for a in (sizes, padded_tokens, times_ms))
         if not (len(n) == len(tok) == len(y)) or len(y) < 3:
             raise ValueError("fit needs >= 3 timings and equal-length sizes, padded_tokens, "
                              "times_ms")
-        cols = [np.ones_like(n), n, tok]
-        keep = [True, True, bool(np.ptp(tok) > 0)]
-        A = np.stack([c for c, k in zip(cols, keep) if k], axis=1)
-        coef = np.maximum(np.linalg.lstsq(A, y, rcond=None)[0], 0.0)
-        full = iter(coef)
-        vals = [float(next(full)) if k else 0.0 for k in keep]
-        return cls(*vals)
+        return cls(*linear_fit([n, tok], y))
+
+
+def linear_fit(columns: Sequence[Sequence[float]], y, *, robust: bool = True,
+               min_rows: int = 3) -> tuple[float, ...]:
+    """``y ≈ c0 + c1·x1 + c2·x2 + …`` by least squares, coefficients clipped at 0 (a cost is
+    never negative); a column that never varies gets 0 (it cannot be told from ``c0``).
+    ``robust``: rows far slower than the fit (the process was descheduled on a shared
+    machine) are dropped and the fit repeated, so a few stalls do not skew it."""
+    y = np.asarray(y, float)
+    X = np.column_stack([np.ones_like(y)] + [np.asarray(c, float) for c in columns])
+    if len(y) < min_rows or X.shape[0] != len(y):
+        raise ValueError(f"a cost fit needs >= {min_rows} timings, one per row of inputs; "
+                         f"got {len(y)}")
+    use = np.array([True] + [bool(np.ptp(X[:, j]) > 0) for j in range(1, X.shape[1])])
+    keep = np.ones(len(y), bool)
+    coef = np.zeros(X.shape[1])
+    for _ in range(3 if robust else 1):
+        coef[use] = np.maximum(np.linalg.lstsq(X[keep][:, use], y[keep], rcond=None)[0], 0.0)
+        res = y - X @ coef
+        mad = np.median(np.abs(res[keep] - np.median(res[keep]))) + 1e-9
+        keep = res <= np.median(res[keep]) + 4 * 1.4826 * mad
+        if keep.sum() < min_rows:
+            break
+    return tuple(float(c) for c in coef)
+
+
+def fake_model(cost: ServiceModel | None = None, outputs: Callable[[list], Any] | None = None,
+               *, length: Callable[[Any], int] | None = None, asynchronous: bool = False,
+               spin_ms: float = 0.0) -> Callable:
+    """A stand-in model for a batcher: a call on ``n`` items takes ``cost.cost(n, padded)``
+    ms (padded = n × the longest ``length(item)``; 0 without ``length``), then returns
+    ``outputs(items)`` (default: the items). ``asynchronous``: an ``async`` function that
+    awaits ``asyncio.sleep`` (on a virtual clock, time jumps); else it sleeps its thread
+    and spins the last ``spin_ms`` (a plain sleep overshoots by ~0.1 ms)."""
+    cost = cost or ServiceModel()
+
+    def ms(items: list) -> float:
+        padded = len(items) * max(map(length, items)) if length and items else 0
+        return cost.cost(len(items), padded)
+
+    def result(items: list):
+        return list(items) if outputs is None else outputs(items)
+
+    if asynchronous:
+        async def infer(items: list):
+            await asyncio.sleep(ms(items) / 1000.0)
+            return result(items)
+    else:
+        def infer(items: list):
+            end = time.perf_counter() + ms(items) / 1000.0
+            time.sleep(max(0.0, end - time.perf_counter() - spin_ms / 1000.0))
+            while time.perf_counter() < end:
+                pass
+            return result(items)
+    infer.__name__ = getattr(outputs, "__name__", "fake_model")
+    return infer

@@ -39,11 +39,6 @@ def utilisation(batch_start, batch_end, t0: float, t1: float) -> float:
     return float(busy / (t1 - t0)) if t1 > t0 else 0.0
 
 
-def batch_histogram(sizes, max_batch: int) -> np.ndarray:
-    """Count of batches of each size 0..max_batch."""
-    return np.bincount(np.asarray(sizes, int), minlength=max_batch + 1)
-
-
 def padding_share(padded_tokens, real_tokens) -> float:
     """Share of computed tokens that are padding: 1 − real / padded."""
     p, r = float(np.sum(padded_tokens)), float(np.sum(real_tokens))

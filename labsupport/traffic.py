@@ -173,3 +173,9 @@ def write_trace(trace: Trace, path: str | Path) -> None:
         w.writerow(["TIMESTAMP", "ContextTokens", "GeneratedTokens"])
         for a, c, g in zip(trace.arrival_ms, trace.context_tokens, trace.generated_tokens):
             w.writerow([f"{a:.3f}", int(c), int(g)])
+
+
+if __name__ == "__main__":  # regenerate the shipped synthetic twin: python -m labsupport.traffic
+    from .paths import SYNTHETIC_TRACE
+    write_trace(synthetic_trace(), SYNTHETIC_TRACE)
+    print(f"wrote {SYNTHETIC_TRACE}")

@@ -14,7 +14,7 @@ class BatchConfig:
     ``max_batch_size`` and ``max_queue_delay_microseconds``)."""
     max_batch: int = 32        # 32: where MiniLM's per-sentence cost flattens on a CPU
     max_delay_ms: float = 5.0  # 5 ms: a few % of a typical 100 ms embedding SLO
-    max_queue: int = 1024      # bound on waiting requests; beyond it submit() rejects
+    max_queue: int = 256       # ≈1–2 s of MiniLM work on a laptop: past it a 429 beats a timeout
     max_tokens: int | None = None  # padded-token budget per batch (None: no budget)
     edges: tuple[int, ...] | None = None  # bucket edges (tokens) for "bucketed"; None: default
 

@@ -151,15 +151,20 @@ class MicroBatcher:
                 self._pool.shutdown(wait=False)
 
     # ---- requests -------------------------------------------------------------------
+    def admit(self, n: int = 1) -> None:
+        """The one admission rule: ``n`` more requests fit while at most ``max_queue``
+        wait; else ``QueueFull`` at once (counted in ``stats.rejected``), all or nothing."""
+        if len(self._queue) + n > self.cfg.max_queue:
+            self.stats.rejected += n
+            raise QueueFull(f"queue full: {len(self._queue)} requests waiting "
+                            f"(max_queue={self.cfg.max_queue}); retry later")
+
     async def submit(self, item: Any, *, length: int | None = None) -> Any:
         """Queue ``item`` and wait for its own result (or its own exception)."""
         if self._closing:
             raise BatcherClosed("batcher is closed; no new requests")
         await self.start()
-        if len(self._queue) >= self.cfg.max_queue:
-            self.stats.rejected += 1
-            raise QueueFull(f"queue full: {len(self._queue)} requests waiting "
-                            f"(max_queue={self.cfg.max_queue}); retry later")
+        self.admit()
         if length is None:
             length = self.length_fn(item) if self.length_fn else 1
         loop = asyncio.get_running_loop()

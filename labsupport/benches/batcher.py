@@ -10,7 +10,7 @@ import time
 
 from ..batching.policies import POLICIES
 from ..batching.runtime import MicroBatcher
-from ..costs import ServiceModel
+from ..costs import ServiceModel, fake_model
 from ..sim.simulator import simulate
 from ..traffic import poisson
 
@@ -22,13 +22,7 @@ GOALS = {"work_conserving_saturation_fraction": ">= 0.97",
 def toy_model(model: ServiceModel):
     """A model that takes ``model.cost(n)`` ms in its worker thread and echoes its inputs
     (sleeps, then spins the last 0.2 ms: a plain sleep overshoots by ~0.1 ms)."""
-    def infer(items: list) -> list:
-        end = time.perf_counter() + model.cost(len(items)) / 1000.0
-        time.sleep(max(0.0, end - time.perf_counter() - 0.0002))
-        while time.perf_counter() < end:
-            pass
-        return items
-    return infer
+    return fake_model(model, spin_ms=0.2)
 
 
 async def saturation(policy: str, model: ServiceModel, max_batch: int, delay: float,

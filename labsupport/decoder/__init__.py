@@ -1,13 +1,17 @@
-"""A small continuous-batching LLM engine (shaped like nano-vllm), for notebook 05 and the
-live demo.
+"""A small continuous-batching LLM engine (shaped like nano-vllm), for notebooks 05 (decode
+basics) and 06 (the continuous decoder) and the live demo.
 
-Files: ``sequence`` (request state), ``kvcache`` (paged KV block manager), ``scheduler``
+Files: ``sequence`` (request state), ``kvcache`` (paged KV block manager, with optional
+automatic prefix caching: ``SchedulerConfig(prefix_caching=True)``), ``scheduler``
 (admission and retirement: continuous or request-level; ``reserve`` or ``on_demand``
 KV admission), ``runner`` (a GPT-2 decoder over the paged cache, CPU or CUDA),
 ``engine`` (``step()`` = schedule → run → postprocess), ``stepsim`` (the same engine
 with a fitted step-cost model instead of the model: fast, for widgets and sweeps),
-``metrics`` (TTFT, TPOT, E2E, tokens/s, slot utilisation, goodput) and ``timeline``
-(slots over iterations).
+``metrics`` (TTFT, TPOT, E2E, tokens/s, slot utilisation, goodput, KV waste; per-token
+definitions in ``tokentimes``), ``timeline`` (slots and KV blocks over iterations), ``rules``
+(the scheduler's decision rules as plain functions: admission check, on-demand growth with
+preemption, admission under the token budget), ``kvmath`` (KV bytes per token, the GPU KV
+budget) and ``roofline`` (the decode step-time model and its crossover batch).
 
 Using it as a generator (e.g. behind a RAG pipeline)::
 

@@ -30,6 +30,9 @@ class StepRecord:
     kv_blocks: int = 0    # KV blocks in use after the step
     seqs: int = 0         # rows computed (padding rows included)
     kv_read: int = 0      # KV tokens read by the attention (padded, see StepPlan.kv_read)
+    kv_tokens: int = 0    # tokens whose K/V the running sequences hold after the step
+    blocks: list[tuple[int, list[int]]] | None = None  # (sequence id, block table) per
+                                                        # running sequence (record_blocks)
 
 
 @dataclass
@@ -40,16 +43,20 @@ class EngineResult:
     peak_kv_blocks: int = 0
     num_blocks: int = 0
     meta: dict = field(default_factory=dict)
+    prefix_hit_tokens: int = 0   # prompt tokens served from the prefix cache (not fed)
+    evictions: int = 0           # cached blocks reused for other tokens
 
 
 class Engine:
     """``Engine(runner, SchedulerConfig(...))``; ``add(...)`` requests, then ``step()`` or
     ``run()``. ``runner``: a ``ModelRunner`` (real model) or a ``stepsim.CostRunner``.
     ``keep_steps``: keep only about the last that many ``StepRecord``s (a long-running
-    server); ``num_steps`` counts every step run."""
+    server); ``num_steps`` counts every step run. ``record_blocks``: keep every step's block
+    tables (``timeline.plot_blocks``)."""
 
     def __init__(self, runner, cfg: SchedulerConfig | None = None, *, clock: str = "wall",
-                 keep_steps: int | None = None, **knobs):
+                 keep_steps: int | None = None, record_blocks: bool = False, **knobs):
+        self.record_blocks = bool(record_blocks)
         self.cfg = cfg if cfg is not None else SchedulerConfig(**knobs)
         self.clock = check_choice("clock", clock, ("wall", "cpu", "model"))
         self.sched = Scheduler(self.cfg)
@@ -101,22 +108,32 @@ class Engine:
         fed = {s.id: n for s, n, p in zip(plan.seqs, plan.num_new, plan.pad) if not p}
         rows = [(s.slot, s.id, fed.get(s.id, 0)) for s in self.sched.running]
         done = self.sched.postprocess(plan, tokens, self.now)
-        self.steps.append(StepRecord(start, ms, plan.num_tokens, rows, waiting,
-                                     len(plan.preempted), self.sched.kv.used_blocks,
-                                     len(plan.seqs), kv_read))
+        running = self.sched.running
+        self.steps.append(StepRecord(
+            start, ms, plan.num_tokens, rows, waiting, len(plan.preempted),
+            self.sched.kv.used_blocks, len(plan.seqs), kv_read,
+            sum(s.num_cached for s in running),
+            [(s.id, list(s.block_table)) for s in running] if self.record_blocks else None))
         self.num_steps += 1
         if self.keep_steps is not None and len(self.steps) > 2 * self.keep_steps:
             del self.steps[:-self.keep_steps]   # a long-running server keeps memory bounded
         return done
 
     def run(self, requests: Iterable = (), on_finish: Callable[[Sequence], None] | None = None,
-            ) -> EngineResult:
+            max_steps: int | None = None) -> EngineResult:
         """Replay ``requests`` (objects with ``arrival`` ms, ``payload`` = prompt token ids and
-        ``output_len``; or ``(prompt, max_new_tokens, arrival)`` tuples) until all finish."""
+        ``output_len``; or ``(prompt, max_new_tokens, arrival)`` tuples) until all finish.
+        ``max_steps``: raise ``RuntimeError`` after that many steps (a scheduler that makes
+        no progress would loop forever)."""
         pending = sorted((_as_tuple(r) for r in requests), key=lambda r: r[2])
         all_seqs = list(self.sched.waiting) + list(self.sched.running)
-        i = 0
+        i, tries = 0, 0
         while i < len(pending) or self.has_work():
+            tries += 1
+            if max_steps is not None and tries > max_steps:
+                raise RuntimeError(f"the engine did not finish within max_steps={max_steps}: "
+                                   f"{len(self.sched.waiting)} waiting, "
+                                   f"{len(self.sched.running)} running")
             while i < len(pending) and pending[i][2] <= self.now:
                 p, n, a, rid = pending[i]
                 all_seqs.append(self.add(p, n, arrival=a, id=rid))
@@ -127,8 +144,10 @@ class Engine:
             for seq in self.step():
                 if on_finish is not None:
                     on_finish(seq)
+        kv = self.sched.kv
         return EngineResult(sorted(all_seqs, key=lambda s: s.id), self.steps, self.cfg,
-                            self.sched.kv.peak_blocks, self.sched.kv.num_blocks)
+                            kv.peak_blocks, kv.num_blocks, prefix_hit_tokens=kv.hit_tokens,
+                            evictions=kv.evictions)
 
 
 def _as_tuple(r):

@@ -11,17 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics import percentiles
+from .tokentimes import token_metrics
 
 
 def per_request(res) -> dict[str, np.ndarray]:
+    """Per-request arrays from the sequences' token timestamps (``tokentimes``)."""
     s = res.sequences
-    arrival = np.array([q.arrival for q in s])
-    first = np.array([q.first_token for q in s])
-    finish = np.array([q.finish for q in s])
-    out = np.array([len(q.output) for q in s])
-    tpot = np.where(out > 1, (finish - first) / np.maximum(out - 1, 1), np.nan)
-    return {"arrival": arrival, "ttft": first - arrival, "tpot": tpot, "e2e": finish - arrival,
-            "out": out, "finish": finish}
+    m = token_metrics([q.arrival for q in s], [q.token_times for q in s])
+    return {"arrival": np.array([q.arrival for q in s]), "ttft": m["ttft"], "tpot": m["tpot"],
+            "e2e": m["e2e"], "out": m["out"], "finish": np.array([q.finish for q in s])}
 
 
 def slot_utilisation(res, backlogged: bool = False) -> float:
@@ -54,3 +52,15 @@ def summarize(res, slo_ttft_ms: float | None = None, slo_tpot_ms: float | None =
         out["goodput_rps"] = 1000.0 * ok.sum() / span if span > 0 else 0.0
         out["slo_met"] = float(ok.mean())
     return out
+
+
+def kv_waste(res) -> float:
+    """Share of the KV blocks in use that hold no token (reserved ahead, or the unused tail
+    of a sequence's last block), weighted by step time: ``1 − kv_tokens / (kv_blocks ×
+    block_size)`` over the steps."""
+    bs = res.config.block_size
+    ms = np.array([st.ms for st in res.steps])
+    held = np.array([st.kv_blocks * bs for st in res.steps], float)
+    used = np.array([st.kv_tokens for st in res.steps], float)
+    w = ms * held
+    return float(1.0 - (ms * used).sum() / w.sum()) if w.sum() > 0 else 0.0

@@ -15,7 +15,9 @@ Two admission rules for the KV budget:
   block and none is free, the newest running sequence is preempted: its blocks are freed
   and it goes back to the head of the queue, to be recomputed (prompt + tokens so far).
 
-Prompts longer than ``max_tokens_per_step`` are prefilled in chunks. A request whose
+Prompts longer than ``max_tokens_per_step`` are prefilled in chunks. With ``prefix_caching``
+an admitted sequence first takes the cached blocks of its leading full blocks (see
+``kvcache``) and only the rest of its prompt is fed to the model. A request whose
 length can never fit the KV budget is rejected by ``add`` (``RequestTooLong``).
 Pure Python: imports no torch.
 """
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 
 from ..validate import check_choice, check_int
 from .kvcache import BlockManager
+from .rules import admit_waiting, grow_or_preempt, kv_admission
 from .sequence import Sequence, Status
 
 MODES = ("continuous", "request")
@@ -35,21 +38,6 @@ ADMISSIONS = ("reserve", "on_demand")
 
 class RequestTooLong(ValueError):
     """The request needs more KV than the whole budget: it could never run."""
-
-
-def kv_admission(prompt_len: int, max_new_tokens: int, free_blocks: int, num_blocks: int,
-                 block_size: int, admission: str = "reserve") -> str:
-    """The KV-budget admission check: ``"admit"`` (fits now), ``"wait"`` (fits once others
-    free their blocks) or ``"reject"`` (needs more than the whole budget: would wait forever).
-
-    A request needs ``prompt_len + max_new_tokens`` KV tokens at most, in whole blocks.
-    ``reserve`` admits only when all of them are free; ``on_demand`` when the prompt's are.
-    """
-    full = -(-(prompt_len + max_new_tokens) // block_size)
-    if full > num_blocks:
-        return "reject"
-    need = full if admission == "reserve" else -(-prompt_len // block_size)
-    return "admit" if need <= free_blocks else "wait"
 
 
 @dataclass
@@ -63,7 +51,8 @@ class SchedulerConfig:
     block_size: int = 16            # tokens per KV block: vLLM's default
     pad_finished: bool = True       # request mode: finished rows keep computing a padding
                                     # token until the batch ends, as a static batch does
-
+    prefix_caching: bool = False    # share cached full blocks of equal prefixes
+                                    # [enable_prefix_caching]; off: every prompt is computed
 
     def __post_init__(self):
         check_choice("mode", self.mode, MODES)
@@ -112,12 +101,16 @@ class StepPlan:
 
 
 class Scheduler:
-    """Queues, running set and KV blocks of one engine. ``schedule`` → run → ``postprocess``."""
+    """Queues, running set and KV blocks of one engine. ``schedule`` → run → ``postprocess``.
+    ``grow_fn`` and ``admit_fn`` are the two rules above (a check plugs a student's in)."""
+    grow_fn = staticmethod(grow_or_preempt)
+    admit_fn = staticmethod(admit_waiting)
 
     def __init__(self, cfg: SchedulerConfig | None = None, **knobs):
         self.cfg = cfg if cfg is not None else SchedulerConfig(**knobs)
         c = self.cfg
-        self.kv = BlockManager(c.kv_budget_tokens // c.block_size, c.block_size)
+        self.kv = BlockManager(c.kv_budget_tokens // c.block_size, c.block_size,
+                               prefix_caching=c.prefix_caching)
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []   # admission order: oldest first
         self.finished: list[Sequence] = []
@@ -145,8 +138,12 @@ class Scheduler:
             if seq.status is not Status.RUNNING or budget == 0:
                 continue
             n = min(seq.uncached, budget)
-            if self._make_room(seq, seq.num_cached + n, plan):
-                self.kv.grow(seq, seq.num_cached + n)
+            if self.grow_fn(seq, seq.num_cached + n, self.running, self.kv,
+                            lambda victim: self._preempt(victim, plan)):
+                if (seq.status is not Status.RUNNING
+                        or self.kv.extra_blocks(seq, seq.num_cached + n)):
+                    raise ValueError(f"grow_or_preempt returned True for sequence {seq.id}, "
+                                     "which was preempted or lacks its blocks")
                 plan.add(seq, n)
                 budget -= n
         if self.cfg.mode == "request" and self.running:
@@ -158,28 +155,62 @@ class Scheduler:
             return plan
         if plan.preempted:
             return plan
-        while self.waiting and self.free_slots:      # 2. admit from the head of the queue
-            seq = self.waiting[0]
-            if self.cfg.mode == "continuous" and budget == 0:
-                break
-            if self._decide(seq) != "admit":
-                break                                # FIFO: no overtaking, no starvation
-            self.waiting.popleft()
-            self._admit(seq, now)
-            n = min(seq.uncached, budget)
-            if n:
-                self.kv.grow(seq, seq.num_cached + n)
-                plan.add(seq, n)
-                budget -= n
+        if self.cfg.mode == "continuous":            # 2. admit from the head of the queue
+            self.admit_fn(self.waiting, len(self.free_slots), budget,
+                          lambda seq: self._try_admit(seq, now), lambda seq, n: self._feed(
+                              seq, n, plan))
+        else:                                        # a static batch fills every place; its
+            while self.waiting and self.free_slots and self._try_admit(self.waiting[0], now):
+                seq = self.waiting.popleft()         # prompts prefill over the next steps
+                n = min(seq.uncached, budget)
+                if n:
+                    self._feed(seq, n, plan)
+                    budget -= n
+        if plan.num_tokens > self.cfg.max_tokens_per_step:
+            raise RuntimeError(f"the step plan feeds {plan.num_tokens} tokens, more than "
+                               f"max_tokens_per_step={self.cfg.max_tokens_per_step}")
         return plan
 
-    def _decide(self, seq: Sequence) -> str:
-        """``kv_admission`` for ``seq`` (after a preemption its tokens so far count as prompt)."""
-        kv = self.kv
-        return kv_admission(len(seq), seq.max_new_tokens - len(seq.output), len(kv.free_blocks),
-                            kv.num_blocks, kv.block_size, self.cfg.admission)
+    def _try_admit(self, seq: Sequence, now: float) -> bool:
+        """Admit the head of the queue if the KV budget lets it start now (it takes a place,
+        its cached prefix blocks and, under ``reserve``, all its blocks); the caller then
+        pops it from ``waiting``."""
+        if not self.waiting or seq is not self.waiting[0]:
+            raise ValueError(f"admit(seq): only the head of waiting may be admitted (FIFO), "
+                             f"got sequence {seq.id}")
+        if not self.free_slots:
+            raise ValueError(f"admit(seq): no free place for sequence {seq.id} "
+                             f"(max_seqs={self.cfg.max_seqs})")
+        if seq.status is Status.RUNNING:
+            raise ValueError(f"admit(seq): sequence {seq.id} was admitted already: pop it "
+                             "from waiting")
+        hits = self.kv.prefix_hits(seq)
+        if self._decide(seq, hits) != "admit":
+            return False
+        self._admit(seq, now, hits)
+        return True
 
-    def _admit(self, seq: Sequence, now: float) -> None:
+    def _feed(self, seq: Sequence, n: int, plan: StepPlan) -> None:
+        """Schedule ``n`` tokens of an admitted ``seq`` in this step (takes their blocks)."""
+        if seq.status is not Status.RUNNING or not 1 <= n <= seq.uncached:
+            raise ValueError(f"feed(seq, n): sequence {seq.id} is {seq.status.value} with "
+                             f"{seq.uncached} tokens to compute; n must be in [1, uncached] "
+                             f"for an admitted sequence, got {n}")
+        self.kv.grow(seq, seq.num_cached + n)
+        plan.add(seq, n)
+
+    def _decide(self, seq: Sequence, hits: list[int] = ()) -> str:
+        """``kv_admission`` for ``seq`` (after a preemption its tokens so far count as prompt);
+        ``hits``: its cached prefix blocks, which it holds without taking free ones."""
+        kv = self.kv
+        return kv_admission(len(seq), seq.max_new_tokens - len(seq.output),
+                            kv.free_after_hits(list(hits)), kv.num_blocks, kv.block_size,
+                            self.cfg.admission)
+
+    def _admit(self, seq: Sequence, now: float, hits: list[int] = ()) -> None:
+        if hits:
+            self.kv.share(seq, list(hits))
+            seq.prefix_hit = max(seq.prefix_hit, seq.num_cached)
         if self.cfg.admission == "reserve":
             self.kv.grow(seq, seq.max_len)
         seq.status, seq.slot = Status.RUNNING, self.free_slots.pop(0)
@@ -187,17 +218,12 @@ class Scheduler:
             seq.admitted = now
         self.running.append(seq)
 
-    def _make_room(self, seq: Sequence, n_tokens: int, plan: StepPlan) -> bool:
-        """Preempt the newest running sequences until ``seq`` can hold ``n_tokens``; False if
-        ``seq`` itself had to go."""
-        while not self.kv.can_grow(seq, n_tokens):
-            victim = self.running[-1]
-            self._preempt(victim, plan)
-            if victim is seq:
-                return False
-        return True
-
     def _preempt(self, seq: Sequence, plan: StepPlan) -> None:
+        if seq not in self.running:
+            raise ValueError(f"preempt(seq): sequence {seq.id} is not running")
+        if any(s is seq for s in plan.seqs):
+            raise ValueError(f"preempt(seq): sequence {seq.id} already runs in this step; "
+                             "preempt the newest running sequence (running[-1]) instead")
         self.running.remove(seq)
         self._release(seq)
         seq.status = Status.WAITING
@@ -219,6 +245,7 @@ class Scheduler:
             if pad:
                 continue
             seq.num_cached += n
+            self.kv.commit(seq, seq.num_cached - n)
             if tok is None:
                 continue
             seq.output.append(int(tok))

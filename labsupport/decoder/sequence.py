@@ -34,6 +34,8 @@ class Sequence:
     preemptions: int = 0
     slot: int = -1                        # row of the batch it holds while running (-1: none)
     token_times: list[float] = field(default_factory=list)  # ms, one per output token
+    block_hashes: list[int] = field(default_factory=list)  # names of its full blocks so far
+    prefix_hit: int = 0                   # prompt tokens taken from the prefix cache
 
     def __post_init__(self):
         if not self.prompt:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
+from ..costs import linear_fit
 from ..traffic import Request
 from ..validate import check_float
 from .engine import Engine, EngineResult
@@ -41,23 +40,11 @@ class StepCost:
         the fit repeated, so a few stalls do not skew it."""
         if len(steps) < 4:
             raise ValueError("StepCost.fit needs at least 4 measured steps")
-        X = np.array([[1.0, st.seqs, st.tokens, st.kv_read] for st in steps])
-        y = np.array([st.ms for st in steps])
-        keep = np.ones(len(y), bool)
-        for _ in range(3):
-            coef = np.maximum(np.linalg.lstsq(X[keep], y[keep], rcond=None)[0], 0.0)
-            res = y - X @ coef
-            mad = np.median(np.abs(res[keep] - np.median(res[keep]))) + 1e-9
-            keep = res <= np.median(res[keep]) + 4 * 1.4826 * mad
-        return cls(*map(float, coef))
+        cols = [[getattr(st, k) for st in steps] for k in ("seqs", "tokens", "kv_read")]
+        return cls(*linear_fit(cols, [st.ms for st in steps], min_rows=4))
 
 
 DEFAULT_COST = StepCost()
-
-
-def fit_cost(steps) -> StepCost:
-    """``StepCost.fit``: the step-cost model of measured ``EngineResult.steps``."""
-    return StepCost.fit(steps)
 
 
 class CostRunner:
@@ -79,6 +66,15 @@ class CostRunner:
 def simulate(requests: list[Request], cfg: SchedulerConfig | None = None,
              cost: StepCost = DEFAULT_COST, **knobs) -> EngineResult:
     """Run ``requests`` (``length`` prompt tokens, ``output_len`` to generate, ``arrival``
-    ms) through the engine on the cost model's clock."""
+    ms) through the engine on the cost model's clock. The prompt is the request's
+    ``payload`` when it holds ``length`` token ids, else a filler unique to the request (so
+    the prefix cache finds only prefixes that are really shared)."""
     eng = Engine(CostRunner(cost), cfg, clock="model", **knobs)
-    return eng.run([([0] * r.length, r.output_len, r.arrival, r.id) for r in requests])
+    return eng.run([(_prompt(r), r.output_len, r.arrival, r.id) for r in requests])
+
+
+def _prompt(r: Request) -> list[int]:
+    p = getattr(r, "payload", None)
+    if p is not None and len(p) == r.length:
+        return list(p)
+    return [-1 - int(r.id)] * r.length

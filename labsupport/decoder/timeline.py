@@ -40,3 +40,50 @@ def plot_timeline(res, ax=None, max_steps: int | None = 300, title: str | None =
                        Patch(facecolor="white", edgecolor="k", label="empty")],
               loc="upper right", fontsize=7, framealpha=0.9)
     return ax
+
+
+def plot_timelines(results: dict, axes=None, first: int = 0):
+    """One panel per run (``{title: EngineResult}``), each drawn in full and all on the same
+    x range, the length of the *longest* run: a shorter run ends in white space, and a
+    longer one is never cut (``sharex`` would let one panel set the range for all)."""
+    import matplotlib.pyplot as plt
+    if axes is None:
+        _, axes = plt.subplots(len(results), 1, figsize=(10, 2.5 * len(results)))
+    axes = list(np.atleast_1d(axes))
+    longest = max(len(res.steps) for res in results.values())
+    for ax, (title, res) in zip(axes, results.items()):
+        plot_timeline(res, ax=ax, max_steps=None, title=title, first=first)
+        ax.set_xlim(first - 0.5, longest - 0.5)
+    return axes
+
+
+def block_grid(res) -> np.ndarray:
+    """``[num_blocks, steps]``: the id of the sequence holding each KV block after each step,
+    −1 free, −2 held by more than one sequence (a shared prefix). Needs
+    ``Engine(..., record_blocks=True)``."""
+    grid = np.full((res.num_blocks, len(res.steps)), -1)
+    for j, st in enumerate(res.steps):
+        if st.blocks is None:
+            raise ValueError("no block tables recorded: run the Engine with record_blocks=True")
+        for sid, table in st.blocks:
+            for b in table:
+                grid[b, j] = sid if grid[b, j] == -1 else -2
+    return grid
+
+
+def plot_blocks(res, ax=None, title: str | None = None):
+    """Which sequence holds which KV block, step by step (black: shared by several)."""
+    import matplotlib.pyplot as plt
+    grid = block_grid(res)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 3))
+    cmap = plt.get_cmap("tab20")
+    rgb = np.ones(grid.shape + (3,))
+    held = grid >= 0
+    rgb[held] = np.array(cmap((grid[held] * 7) % 20))[:, :3]
+    rgb[grid == -2] = (0.0, 0.0, 0.0)
+    ax.imshow(rgb, aspect="auto", interpolation="nearest", origin="lower",
+              extent=(-0.5, grid.shape[1] - 0.5, -0.5, grid.shape[0] - 0.5))
+    ax.set(xlabel="step", ylabel="KV block", title=title or "block table over steps "
+           "(a colour per sequence, black = shared, white = free)")
+    return ax

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..traffic import Request, Trace, load_trace, replay
-from ..validate import check_int
+from ..validate import check_float, check_int
 
 # Scaled to the tiny GPT-2 (n_positions 512): prompts /32 (median ~1000 -> ~32 tokens),
 # outputs /4 (median ~130 -> ~32 tokens, the trace's long tail kept up to 160).
@@ -49,3 +49,46 @@ def uniform_requests(n: int, prompt_len: int, output_len: int, *, seed: int = 0,
     reqs = [Request(i, 0.0, check_int("prompt_len", prompt_len, 1),
                     check_int("output_len", output_len, 1)) for i in range(n)]
     return with_prompts(reqs, seed=seed, vocab_size=vocab_size)
+
+
+def shared_prefix_requests(n: int, prefix_len: int = 96, *, suffix_len: tuple[int, int] = (8, 32),
+                           output_len: tuple[int, int] = (8, 32), prefixes: int = 1,
+                           gap_ms: float = 0.0, seed: int = 0,
+                           vocab_size: int = 1000) -> list[Request]:
+    """``n`` requests whose prompts start with one of ``prefixes`` shared prefixes of
+    ``prefix_len`` tokens (a RAG system prompt, a few-shot template) followed by a private
+    suffix; suffix and output lengths uniform in the given (low, high) ranges, inclusive;
+    arrivals ``gap_ms`` apart on average (Poisson; 0: all at t = 0)."""
+    check_int("n", n, 1)
+    check_int("prefix_len", prefix_len, 1)
+    check_int("prefixes", prefixes, 1)
+    check_float("gap_ms", gap_ms, 0.0)
+    for name, (lo, hi) in (("suffix_len", suffix_len), ("output_len", output_len)):
+        check_int(f"{name}[1]", hi, check_int(f"{name}[0]", lo, 1))
+    rng = np.random.default_rng(seed)
+    heads = [rng.integers(0, vocab_size, prefix_len).tolist() for _ in range(prefixes)]
+    t = np.cumsum(rng.exponential(gap_ms, n)) if gap_ms > 0 else np.zeros(n)
+    reqs = []
+    for i in range(n):
+        tail = rng.integers(0, vocab_size, int(rng.integers(suffix_len[0], suffix_len[1] + 1)))
+        prompt = heads[i % prefixes] + tail.tolist()
+        reqs.append(Request(i, float(t[i]), len(prompt),
+                            int(rng.integers(output_len[0], output_len[1] + 1)), prompt))
+    return reqs
+
+
+def synthetic_code_trace(n: int = 2000, *, seed: int = 0) -> Trace:
+    """A trace shaped like Azure's 2023 *code* trace: long prompts (lognormal, median 1500
+    tokens, clipped to 3..7500) and short outputs (lognormal, median 13, p90 ~55, clipped to
+    1..1000); gaps as the conversation trace's (gamma, mean 181 ms, CV 1.09). Replay it
+    with ``trace_requests(trace=...)`` to scale it to the small model like the
+    conversation trace."""
+    check_int("n", n, 1)
+    rng = np.random.default_rng(seed)
+    shape = 1 / 1.094 ** 2
+    t = np.concatenate([[0.0], np.cumsum(rng.gamma(shape, 180.8 / shape, n - 1))])
+    ctx = np.clip(np.round(rng.lognormal(np.log(1500), 0.6, n)), 3, 7500).astype(int)
+    # p90 / median = 55 / 13 -> sigma = ln(55 / 13) / z_0.9
+    gen = np.clip(np.round(rng.lognormal(np.log(13), np.log(55 / 13) / 1.2816, n)), 1,
+                  1000).astype(int)
+    return Trace(t, ctx, gen, "synthetic code-shaped")

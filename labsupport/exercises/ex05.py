@@ -1,201 +1,162 @@
-"""Checks for notebook 05 (the continuous decoder). References: ``labsupport.decoder``'s
-scheduler (``kv_admission``) and step simulator; student functions run under the step
-limit of ``guard.bounded``, so an endless loop fails with a message instead of hanging.
+"""Checks for notebook 05 (decode basics): KV memory (ex05_4), serving metrics from token
+timestamps (ex05_5) and the roofline crossover batch (ex05_6). References:
+``labsupport.decoder.kvmath``, ``.tokentimes`` and ``.roofline``.
+
+ex05_1..3 belonged to the continuous decoder in release 0.1.0, which is now notebook 06
+(ex06_1..3): ``check_ex05_1..3`` stay here with their old meaning, so test cells that
+nbgrader restores from a 0.1.0 gradebook still run.
 """
 from __future__ import annotations
 
-from collections import deque
-from functools import partial
-
 import numpy as np
 
-from ..decoder import Sequence, metrics
-from ..decoder.scheduler import kv_admission as ref_kv_admission
-from ..decoder.stepsim import StepCost, simulate
-from ..traffic import Request
+from ..decoder.kvmath import LLAMA3_8B, kv_budget_tokens, kv_bytes_per_token
+from ..decoder.roofline import GPUS, crossover_batch
+from ..decoder.tokentimes import token_metrics
+from . import ex06
+from .ex06 import _callable
 from .guard import bounded
 
-TARGETS = {"ex05_1": "schedule_step", "ex05_2": "kv_admission", "ex05_3": "head_to_head"}
-
-
-def _callable(ex: str, obj, name: str) -> None:
-    if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function {name} itself, got {type(obj).__name__}")
-
-
-# ---- ex05_1: one iteration: admit, run, retire -------------------------------------------
-
-def _continuous_steps(lengths, max_seqs: int) -> int:
-    """Iterations an ideal continuous batcher needs (FIFO, refilled every step)."""
-    running, waiting, steps = [], deque(lengths), 0
-    while running or waiting:
-        while waiting and len(running) < max_seqs:
-            running.append(waiting.popleft())
-        running = [n - 1 for n in running if n > 1]
-        steps += 1
-    return steps
-
-
-def _drive(ex: str, obj, lengths, max_seqs: int) -> None:
-    seqs = [Sequence(i, [1], n) for i, n in enumerate(lengths)]
-    running, waiting = [], deque(seqs)
-    first_run: dict[int, int] = {}
-    step = 0
-
-    def decode(batch):
-        batch = list(batch)
-        if len(batch) > max_seqs:
-            raise AssertionError(f"{ex}: {len(batch)} sequences ran in one step but "
-                                 f"max_seqs={max_seqs}: admit only while there is a free place")
-        if len({id(s) for s in batch}) < len(batch):
-            raise AssertionError(f"{ex}: a sequence ran twice in one step")
-        for s in batch:
-            if s.done:
-                raise AssertionError(f"{ex}: sequence {s.id} ran again after it had finished: "
-                                     "retire finished sequences from running so their place "
-                                     "is freed")
-            first_run.setdefault(s.id, step)
-            s.output.append(len(s.output))
-
-    finished = []
-    limit = 3 * sum(lengths) + 10
-    while running or waiting:
-        step += 1
-        if step > limit:
-            raise AssertionError(f"{ex}: after {limit} steps {len(waiting)} sequences still "
-                                 "wait: each step must admit from waiting into free places")
-        got = bounded(ex, obj, running, waiting, max_seqs, decode)
-        if not isinstance(got, (list, tuple)):
-            raise AssertionError(f"{ex}: return the list of sequences that finished in this "
-                                 f"step, got {type(got).__name__}")
-        for s in got:
-            if not s.done:
-                raise AssertionError(f"{ex}: sequence {s.id} was returned as finished but it "
-                                     f"has {len(s.output)} of {s.max_new_tokens} tokens")
-            if any(s is r for r in running):
-                raise AssertionError(f"{ex}: sequence {s.id} finished but is still in running: "
-                                     "remove it, so its place is free for the next step")
-        finished += got
-    ids = sorted(s.id for s in finished)
-    if ids != list(range(len(seqs))):
-        lost = sorted(set(range(len(seqs))) - set(ids))
-        raise AssertionError(f"{ex}: every sequence must be returned exactly once when it "
-                             f"finishes; lost {lost[:5]}, duplicated "
-                             f"{sorted({i for i in ids if ids.count(i) > 1})[:5]}")
-    order = [first_run[i] for i in range(len(seqs))]
-    if order != sorted(order):
-        raise AssertionError(f"{ex}: admit from the head of waiting (oldest first): a later "
-                             "request started before an earlier one")
-    want = _continuous_steps(lengths, max_seqs)
-    if step != want:
-        raise AssertionError(
-            f"{ex}: {len(lengths)} sequences took {step} steps with max_seqs={max_seqs}; an "
-            f"iteration-level batcher needs {want}. In each step admit first (fill every free "
-            "place), then run, then retire: a place freed in this step is refilled in the next")
+TARGETS = {"ex05_4": "kv_budget", "ex05_5": "decode_metrics", "ex05_6": "crossover_batch"}
 
 
 def check_ex05_1(obj, hidden: bool = False) -> None:
-    """``obj(running, waiting, max_seqs, decode) -> finished``: one continuous iteration."""
-    ex = "ex05_1"
-    _callable(ex, obj, "schedule_step")
-    if not hidden:
-        cases = [([3, 1, 2, 5, 1], 2), ([2, 2, 2], 3)]
-    else:
-        rng = np.random.default_rng(51)
-        cases = [([1], 1), ([4, 1, 1, 1, 6], 1), (rng.integers(1, 30, 40).tolist(), 7),
-                 (rng.integers(1, 5, 12).tolist(), 16)]
-    for lengths, max_seqs in cases:
-        _drive(ex, obj, [int(n) for n in lengths], max_seqs)
+    """0.1.0's ex05_1 (now ex06_1): one continuous iteration."""
+    ex06.check_ex06_1(obj, hidden, ex="ex05_1")
 
-
-# ---- ex05_2: the KV-budget admission check -----------------------------------------------
 
 def check_ex05_2(obj, hidden: bool = False) -> None:
-    """``obj(prompt_len, max_new_tokens, free_blocks, num_blocks, block_size, admission)``
-    -> "admit" | "wait" | "reject"."""
-    ex = "ex05_2"
-    _callable(ex, obj, "kv_admission")
-    if not hidden:
-        cases = [(10, 6, 1, 4, 16, "reserve"), (10, 7, 1, 4, 16, "reserve"),
-                 (10, 7, 1, 4, 16, "on_demand"), (60, 10, 4, 4, 16, "reserve"),
-                 (60, 10, 4, 4, 16, "on_demand"), (20, 20, 2, 8, 16, "on_demand")]
-    else:
-        rng = np.random.default_rng(52)
-        cases = [(int(rng.integers(1, 90)), int(rng.integers(1, 60)), int(f), int(n), int(b), a)
-                 for _ in range(150)
-                 for b in [int(rng.choice([1, 4, 8, 16]))]
-                 for n in [rng.integers(1, 12)] for f in [rng.integers(0, n + 1)]
-                 for a in ["reserve", "on_demand"]]
-        cases += [(16, 16, 2, 2, 16, "reserve"), (17, 15, 2, 2, 16, "reserve"),
-                  (1, 32, 2, 2, 16, "on_demand"), (1, 33, 5, 2, 16, "on_demand")]
-    for p, m, free, nb, bs, adm in cases:
-        got = bounded(ex, obj, p, m, free, nb, bs, adm)
-        want = ref_kv_admission(p, m, free, nb, bs, adm)
-        if got == want:
-            continue
-        call = (f"kv_admission(prompt_len={p}, max_new_tokens={m}, free_blocks={free}, "
-                f"num_blocks={nb}, block_size={bs}, admission={adm!r})")
-        if got not in ("admit", "wait", "reject"):
-            raise AssertionError(f"{ex}: return 'admit', 'wait' or 'reject'; {call} returned "
-                                 f"{got!r}")
-        if want == "reject":
-            hint = ("this request needs more blocks than the whole budget: it can never run, "
-                    "so waiting would queue it forever. Reject it")
-        elif got == "reject":
-            hint = ("this request fits the whole budget once others finish: do not reject it "
-                    "(count whole blocks: a partly used block still takes a block)")
-        elif got == "admit":
-            hint = ("that admits past the budget: compare the blocks it needs now with the "
-                    "FREE blocks (reserve: prompt + max_new_tokens; on_demand: the prompt), "
-                    "rounded up to whole blocks")
-        else:
-            hint = ("it fits the free blocks now (reserve: prompt + max_new_tokens; "
-                    "on_demand: only the prompt, rounded up to whole blocks): admit it")
-        raise AssertionError(f"{ex}: {call} returned {got!r}: {hint}")
-
-
-# ---- ex05_3: the head-to-head ------------------------------------------------------------
-
-def _trace_like(n: int, seed: int, gap_ms: float = 3.0) -> list[Request]:
-    rng = np.random.default_rng(seed)
-    out = np.clip(np.round(rng.lognormal(3.3, 0.9, n)), 1, 150).astype(int)
-    return [Request(i, float(t), int(p), int(o)) for i, (t, p, o) in enumerate(
-        zip(np.cumsum(rng.exponential(gap_ms, n)), rng.integers(4, 60, n), out))]
-
-
-def _tps(res) -> float:
-    return metrics.summarize(res)["tokens_per_s"]
+    """0.1.0's ex05_2 (now ex06_2): the KV-budget admission check."""
+    ex06.check_ex06_2(obj, hidden, ex="ex05_2")
 
 
 def check_ex05_3(obj, hidden: bool = False) -> None:
-    """``obj(requests, run, **knobs) -> {"continuous_tps", "request_tps", "speedup"}``."""
-    ex = "ex05_3"
-    _callable(ex, obj, "head_to_head")
-    cost = StepCost(fixed_ms=0.5, per_seq_ms=0.08, per_token_ms=0.01, per_kv_ms=0.0002)
-    run = partial(simulate, cost=cost)
+    """0.1.0's ex05_3 (now ex06_3): the head-to-head."""
+    ex06.check_ex06_3(obj, hidden, ex="ex05_3")
+
+
+# ---- ex05_4: KV bytes per token and the KV budget ----------------------------------------
+
+def _configs(hidden: bool):
+    mha = dict(num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4,
+               hidden_size=128, dtype_bytes=4)
     if not hidden:
-        cases = [(_trace_like(60, 1), dict(max_seqs=8)),
-                 (_trace_like(20, 4, gap_ms=80.0), dict(max_seqs=8))]   # idle gaps
-    else:
-        same = [Request(i, 0.0, 20, 30) for i in range(24)]
-        cases = [(_trace_like(80, 2), dict(max_seqs=16, kv_budget_tokens=4096)),
-                 (same, dict(max_seqs=8)),
-                 (_trace_like(40, 3), dict(max_seqs=4, admission="reserve")),
-                 (_trace_like(30, 5, gap_ms=60.0), dict(max_seqs=4))]
-    for reqs, knobs in cases:
-        got = bounded(ex, obj, list(reqs), run, **knobs)
-        if not isinstance(got, dict) or not {"continuous_tps", "request_tps",
-                                             "speedup"} <= set(got):
-            raise AssertionError(f"{ex}: return a dict with keys 'continuous_tps', "
-                                 "'request_tps' and 'speedup'")
-        c = _tps(run(reqs, mode="continuous", **knobs))
-        r = _tps(run(reqs, mode="request", **knobs))
-        for key, want, what in (("continuous_tps", c, "mode='continuous'"),
-                                ("request_tps", r, "mode='request'")):
-            if not np.isclose(float(got[key]), want, rtol=1e-6):
-                raise AssertionError(
-                    f"{ex}: {key} is off for {len(reqs)} requests with {knobs}: run the same "
-                    f"requests and knobs with {what}, and count generated tokens per second "
-                    "from the first arrival to the last finish (ms → s), idle gaps included")
-        if not np.isclose(float(got["speedup"]), c / r, rtol=1e-6):
-            raise AssertionError(f"{ex}: speedup must be continuous_tps / request_tps")
+        return [(LLAMA3_8B, 80e9, 2 * LLAMA3_8B["params"], 0.9), (mha, 1e6, 2e5, 0.9)]
+    qwen = dict(num_hidden_layers=28, num_attention_heads=28, num_key_value_heads=4,
+                hidden_size=3584, dtype_bytes=2)                   # head_dim from hidden
+    mistral = dict(num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
+                   hidden_size=4096, head_dim=128, dtype_bytes=1)  # fp8 KV
+    return [(LLAMA3_8B, 141e9, 2 * LLAMA3_8B["params"], 0.9), (qwen, 24e9, 15.2e9, 0.9),
+            (mistral, 48e9, 14.5e9, 0.5), (LLAMA3_8B, 16e9, 16.06e9, 0.9),
+            (mha, 3e6, 0.0, 1.0)]
+
+
+def check_ex05_4(obj, hidden: bool = False) -> None:
+    """``obj(config, gpu_bytes, weight_bytes, gpu_memory_utilization=0.9)`` ->
+    ``{"bytes_per_token", "kv_budget_tokens"}``."""
+    ex = "ex05_4"
+    _callable(ex, obj, "kv_budget")
+    for cfg, gpu, weights, util in _configs(hidden):
+        got = bounded(ex, obj, dict(cfg), gpu, weights, gpu_memory_utilization=util)
+        if not isinstance(got, dict) or not {"bytes_per_token", "kv_budget_tokens"} <= set(got):
+            raise AssertionError(f"{ex}: return a dict with keys 'bytes_per_token' and "
+                                 "'kv_budget_tokens'")
+        call = (f"kv_budget(<{cfg['num_hidden_layers']} layers, {cfg['num_attention_heads']} "
+                f"heads, {cfg['num_key_value_heads']} KV heads>, gpu_bytes={gpu:g}, "
+                f"weight_bytes={weights:g}, gpu_memory_utilization={util})")
+        want = kv_bytes_per_token(cfg)
+        if got["bytes_per_token"] != want:
+            ratio = got["bytes_per_token"] / want
+            hint = {0.5: "count both K and V (the factor 2)",
+                    cfg["num_attention_heads"] / cfg["num_key_value_heads"]:
+                    "with grouped-query attention only num_key_value_heads heads are cached",
+                    8.0: "bytes, not bits"}.get(ratio, "2 × layers × KV heads × head_dim × "
+                                                       "dtype_bytes (head_dim = hidden_size / "
+                                                       "num_attention_heads when not given)")
+            raise AssertionError(f"{ex}: {call}: bytes_per_token is off: {hint}")
+        tokens = kv_budget_tokens(cfg, gpu, weights, util)
+        if got["kv_budget_tokens"] != tokens:
+            raise AssertionError(
+                f"{ex}: {call}: kv_budget_tokens is off: the engine may use "
+                "gpu_memory_utilization × gpu_bytes in all; the weights come out of that, the "
+                "rest holds whole tokens of KV (round down; 0 when nothing is left)")
+
+
+# ---- ex05_5: metrics from per-token timestamps --------------------------------------------
+
+def _timestamps(seed: int, n: int):
+    rng = np.random.default_rng(seed)
+    arrivals = np.sort(rng.uniform(0, 200, n)).round(2)
+    times = []
+    for a in arrivals:
+        k = int(rng.integers(1, 12))
+        times.append((a + rng.uniform(5, 80) + np.cumsum(rng.uniform(2, 30, k)) - 2).round(2)
+                     .tolist())
+    return arrivals.tolist(), times
+
+
+def check_ex05_5(obj, hidden: bool = False) -> None:
+    """``obj(arrivals, token_times, slo_ttft_ms, slo_tpot_ms)`` -> dict of ``ttft``, ``tpot``,
+    ``e2e`` (per request), ``itl`` (all gaps), ``tokens_per_s``, ``goodput_rps``."""
+    ex = "ex05_5"
+    _callable(ex, obj, "decode_metrics")
+    cases = ([_timestamps(1, 6) + (60.0, 15.0), ([0.0, 10.0], [[4.0, 6.0, 9.0], [30.0]],
+                                                 5.0, 2.0)]
+             if not hidden else [_timestamps(s, 25) + (t, p) for s, t, p in
+                                 ((2, 50.0, 12.0), (3, 1e9, 10.0), (4, 40.0, 1e9))])
+    for arrivals, times, slo_t, slo_p in cases:
+        got = bounded(ex, obj, list(arrivals), [list(t) for t in times], slo_t, slo_p)
+        keys = ("ttft", "tpot", "e2e", "itl", "tokens_per_s", "goodput_rps")
+        if not isinstance(got, dict) or not set(keys) <= set(got):
+            raise AssertionError(f"{ex}: return a dict with keys {', '.join(keys)}")
+        want = token_metrics(arrivals, times, slo_t, slo_p)
+        hints = {"ttft": "first token time − arrival (the wait in the queue counts)",
+                 "tpot": "(last − first token) / (tokens − 1); NaN for a one-token answer",
+                 "e2e": "last token time − arrival",
+                 "itl": "every gap between consecutive tokens of one request, all requests "
+                        "in order, flattened (no gap before the first token)",
+                 "tokens_per_s": "all tokens / (last token of all − first arrival), ms → s",
+                 "goodput_rps": "requests meeting BOTH SLOs (TTFT and TPOT; a one-token "
+                                "answer meets any TPOT SLO) per second, over the same span"}
+        for k in keys:
+            a = np.asarray(got[k], float).ravel()
+            b = np.asarray(want[k], float).ravel()
+            if a.shape != b.shape or not np.allclose(a, b, rtol=1e-6, equal_nan=True):
+                raise AssertionError(f"{ex}: {k} is off for {len(arrivals)} requests "
+                                     f"(slo_ttft_ms={slo_t:g}, slo_tpot_ms={slo_p:g}): {hints[k]}")
+
+
+# ---- ex05_6: when decode turns compute-bound ---------------------------------------------
+
+def check_ex05_6(obj, hidden: bool = False) -> None:
+    """``obj(params, dtype_bytes, bandwidth, flops, kv_bytes_per_token=0, context=0)`` ->
+    the smallest compute-bound batch, or None."""
+    ex = "ex05_6"
+    _callable(ex, obj, "crossover_batch")
+    kvb = kv_bytes_per_token(LLAMA3_8B)
+    h100, h200 = GPUS["H100 SXM"][:2], GPUS["H200 SXM"][:2]
+    cases = [(8.03e9, 2, *h100, 0.0, 0), (8.03e9, 2, *h200, kvb, 64)]
+    if hidden:
+        cases += [(7.2e9, 2, *h200, 0.0, 0), (8.03e9, 2, *h100, kvb, 1000),
+                  (70e9, 1, 3.35e12, 1979e12, 0.0, 0), (1e9, 2, 1e12, 4e12, 0.0, 0),
+                  (8.03e9, 2, *h200, kvb / 4, 200)]
+    for p, b, bw, fl, kv, ctx in cases:
+        got = bounded(ex, obj, p, b, bw, fl, kv_bytes_per_token=kv, context=ctx)
+        want = crossover_batch(p, b, bw, fl, kv, ctx)
+        if got == want:
+            continue
+        call = (f"crossover_batch(params={p:g}, dtype_bytes={b}, bandwidth={bw:g}, "
+                f"flops={fl:g}, kv_bytes_per_token={kv:g}, context={ctx})")
+        if want is None:
+            hint = ("here the KV reads grow memory time faster than compute grows with the "
+                    "batch: decode never turns compute-bound; return None")
+        elif got is not None and isinstance(got, (int, np.integer)) and got == want - 1:
+            hint = ("at that batch compute time is still below memory time: round UP to the "
+                    "first batch where 2 × params × B / flops ≥ memory time")
+        else:
+            hint = ("memory time = (params × dtype_bytes + B × context × kv_bytes_per_token) "
+                    "/ bandwidth, compute time = 2 × params × B / flops (two FLOPs per "
+                    "weight per sequence); return the smallest integer B where compute ≥ "
+                    "memory")
+        raise AssertionError(f"{ex}: {call} returned {got!r}, expected a different batch: "
+                             f"{hint}")

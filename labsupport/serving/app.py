@@ -1,7 +1,9 @@
 """``labsupport serve``: an HTTP embedding service on 127.0.0.1 with a micro-batcher in
 front of the encoder (FastAPI + uvicorn).
 
-Endpoints: ``POST /embed`` ``{"input": "text" | ["text", …]}`` → embeddings;
+Endpoints: ``POST /embed`` (TEI's ``{"inputs": …}`` or the lab's ``{"input": …}``,
+``serving/tei_api.py``); ``POST /v1/embeddings`` and ``GET /v1/models`` (OpenAI's,
+``serving/openai_api.py``); all share one ``MicroBatcher`` (``serving/embed_core.py``);
 ``GET /metrics`` (Prometheus text format); ``GET|POST /config`` (``max_batch``,
 ``max_delay_ms``, ``max_queue``, ``policy``; changed on the running service);
 ``GET /stats`` (JSON of the last few seconds, for the dashboard); ``GET /healthz``.
@@ -29,8 +31,9 @@ from starlette.requests import Request  # module level: FastAPI resolves handler
 
 from ..batching.config import BatchConfig
 from ..batching.policies import POLICIES, make_policy
-from ..batching.runtime import BatcherClosed, MicroBatcher, QueueFull
+from ..batching.runtime import MicroBatcher
 from ..costs import ServiceModel
+from .embed_core import BadInput
 from .net import HOST, free_socket, pid_alive
 from .stats import ServiceMetrics
 from ..validate import check_choice, check_int
@@ -47,6 +50,7 @@ class FakeEncoder:
         self.cost = cost or ServiceModel()
         self.dim = check_int("dim", dim, 1, 4096)
         self.max_length = check_int("max_length", max_length, 3)
+        self.api_ids = ("fake",)  # the model names clients may ask for (OpenAI's "model")
         self.name = (f"fake({self.cost.fixed_ms:g} ms + {self.cost.per_item_ms:g} ms/item"
                      f" + {self.cost.per_token_ms:g} ms/token)")
 
@@ -76,57 +80,11 @@ def model_name(model) -> str:
     return getattr(model, "name", None) or repr(model)
 
 
-class BadInput(ValueError):
-    """A client error: ``status`` is the HTTP status to answer with."""
-
-    def __init__(self, msg: str, status: int = 422):
-        super().__init__(msg)
-        self.status = status
-
-
 @dataclass
 class Limits:
     """Per-request input limits (checked before anything is queued)."""
     max_items: int = 64            # texts per request; bigger lists should be split by the client
     max_body_bytes: int = 1 << 20  # 1 MiB: far above 64 texts of 256 tokens
-
-
-def parse_embed(body: bytes, model, limits: Limits) -> list[tuple[str, int]]:
-    """Validate a ``/embed`` body; return ``[(text, tokens), …]`` or raise ``BadInput``."""
-    if len(body) > limits.max_body_bytes:
-        raise BadInput(f"request body is {len(body)} bytes; allowed at most "
-                       f"{limits.max_body_bytes}", 413)
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BadInput(f"body must be JSON like {{\"input\": \"text\"}}: {exc}", 400) from None
-    if not isinstance(data, dict) or "input" not in data:
-        raise BadInput('body must be a JSON object with the field "input" '
-                       '(a string or a list of 1..%d strings)' % limits.max_items)
-    extra = set(data) - {"input"}
-    if extra:
-        raise BadInput(f"unknown field(s) {sorted(extra)}; the only field is \"input\"")
-    texts = data["input"]
-    single = isinstance(texts, str)
-    texts = [texts] if single else texts
-    if not isinstance(texts, list):
-        raise BadInput(f"input must be a string or a list of strings, got "
-                       f"{type(texts).__name__}")
-    if not 1 <= len(texts) <= limits.max_items:
-        raise BadInput(f"input must hold 1..{limits.max_items} texts, got {len(texts)}")
-    out = []
-    for k, t in enumerate(texts):
-        name = "input" if single else f"input[{k}]"
-        if not isinstance(t, str):
-            raise BadInput(f"{name} must be a string, got {type(t).__name__}")
-        if not t.strip():
-            raise BadInput(f"{name} is empty; give 1..{model.max_length} tokens of text")
-        n = model.count_tokens(t)
-        if n > model.max_length:
-            raise BadInput(f"{name} has {n} tokens; allowed 1..{model.max_length} tokens "
-                           "(split the text or truncate it)", 413)
-        out.append((t, n))
-    return out
 
 
 def parse_config(body: bytes) -> dict[str, Any]:
@@ -187,15 +145,12 @@ class EmbeddingService:
         if policy is not None and policy != self.policy_name:
             self.batcher.policy = make_policy(policy, self.batcher.cfg)
             self.policy_name = policy
-        self.metrics.config_changes += 1
+        self.metrics.config_changed()
         return self.config()
 
     async def embed(self, items: list[tuple[str, int]]) -> list:
         """Queue every text; all or nothing: a full queue rejects the whole request."""
-        if self.batcher.queue_depth + len(items) > self.batcher.cfg.max_queue:
-            self.batcher.stats.rejected += len(items)
-            raise QueueFull(f"queue full: {self.batcher.queue_depth} texts waiting, "
-                            f"max_queue={self.batcher.cfg.max_queue}; retry later")
+        self.batcher.admit(len(items))
         now = time.perf_counter()
         tasks = [asyncio.ensure_future(self.batcher.submit((t, n, now), length=n))
                  for t, n in items]
@@ -214,7 +169,7 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
     """The FastAPI app around ``svc``. ``parent_pid``: exit when that process is gone.
     ``ready_file``: written with the URL once the batcher runs (for background starts)."""
     from fastapi import FastAPI
-    from fastapi.responses import JSONResponse, PlainTextResponse
+    from fastapi.responses import JSONResponse, Response
 
     def err(status: int, msg: str, **extra) -> JSONResponse:
         headers = {"Retry-After": "1"} if status in (429, 503) else None
@@ -234,41 +189,14 @@ def make_app(svc: EmbeddingService, *, parent_pid: int | None = None, ready_file
     app = FastAPI(title="labsupport embedding service", lifespan=lifespan)
     app.state.url = None
 
-    @app.post("/embed")
-    async def embed(request: Request):
-        t0 = time.perf_counter()
-        body = await request.body()
-        if svc.batcher.queue_depth >= svc.batcher.cfg.max_queue:  # full: answer before parsing
-            svc.batcher.stats.rejected += 1
-            svc.metrics.outcome("rejected", (time.perf_counter() - t0) * 1000.0)
-            return err(429, f"queue full: {svc.batcher.queue_depth} texts waiting, max_queue="
-                            f"{svc.batcher.cfg.max_queue}; retry later",
-                       queue_depth=svc.batcher.queue_depth)
-        try:
-            items = parse_embed(body, svc.model, svc.limits)
-        except BadInput as exc:
-            svc.metrics.outcome("bad_input")
-            return err(exc.status, str(exc))
-        try:
-            vecs = await svc.embed(items)
-        except QueueFull as exc:
-            svc.metrics.outcome("rejected", (time.perf_counter() - t0) * 1000.0)
-            return err(429, str(exc), queue_depth=svc.batcher.queue_depth)
-        except BatcherClosed:
-            svc.metrics.outcome("unavailable")
-            return err(503, "service is shutting down")
-        except Exception as exc:  # the model failed for this request only
-            svc.metrics.outcome("error")
-            return err(500, f"model error: {type(exc).__name__}: {exc}")
-        ms = (time.perf_counter() - t0) * 1000.0
-        svc.metrics.outcome("ok", ms, n=len(items))
-        return {"embeddings": [v.round(6).tolist() for v in vecs],
-                "tokens": [n for _, n in items], "latency_ms": round(ms, 3)}
+    from . import openai_api, tei_api  # POST /embed (TEI + lab), /v1/… (OpenAI)
+    app.include_router(tei_api.router(svc))
+    app.include_router(openai_api.router(svc))
 
     @app.get("/metrics")
     async def metrics():
-        return PlainTextResponse(svc.metrics.prometheus(svc),
-                                 media_type="text/plain; version=0.0.4; charset=utf-8")
+        from prometheus_client import CONTENT_TYPE_LATEST
+        return Response(svc.metrics.prometheus(svc), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/stats")
     async def stats(window_s: float = 2.0):
@@ -309,7 +237,8 @@ def _write_ready(path, url: str) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="labsupport serve", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="labsupport serve", description=__doc__.split("\n\n")[0],
+                                allow_abbrev=False)  # replicas.py strips options by full name
     p.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (0: any free)")
     p.add_argument("--model", default="minilm", choices=("minilm", "fake"))
     p.add_argument("--fake-fixed-ms", type=float, default=5.0, help="fake model: ms per batch")
@@ -318,7 +247,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="fake model: ms per padded token")
     p.add_argument("--max-batch", type=int, default=BatchConfig.max_batch)
     p.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms)
-    p.add_argument("--max-queue", type=int, default=256,
+    p.add_argument("--max-queue", type=int, default=BatchConfig.max_queue,
                    help="texts allowed to wait; more → 429 (bounds memory and latency)")
     p.add_argument("--policy", default="work_conserving", choices=sorted(POLICIES))
     p.add_argument("--max-items", type=int, default=Limits.max_items, help="texts per request")
@@ -327,11 +256,16 @@ def _parser() -> argparse.ArgumentParser:
                         "more threads spin and starve it on a small machine)")
     p.add_argument("--ready-file", help="write the URL here once serving")
     p.add_argument("--parent-pid", type=int, help="stop when this process exits")
+    from .replicas import add_replica_args
+    add_replica_args(p)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.replicas != 1:  # N copies of this service behind labsupport.serving.router
+        from .replicas import serve_replicas
+        return serve_replicas(args, list(sys.argv[1:] if argv is None else argv))
     import uvicorn
     try:
         cfg = BatchConfig(max_batch=args.max_batch, max_delay_ms=args.max_delay_ms,

@@ -1,6 +1,8 @@
 """A live dashboard for a running ``labsupport serve``: queue depth, batch size, p50/p99
 latency and throughput, redrawn as the service's ``/stats`` change, with sliders that POST
-new ``max_batch`` / ``max_delay_ms`` to the running service.
+new ``max_batch`` / ``max_delay_ms`` to the running service. The sliders always show the
+service's *live* config: read from ``/config`` at start and after each change, and from
+every ``/stats`` poll (so a change made elsewhere, by another cell or client, shows too).
 
     dash = Dashboard(svc.url)
     display(dash.widget())   # sliders + live plot + readout; a background thread polls
@@ -40,6 +42,9 @@ class Dashboard:
         self.samples: deque[dict] = deque(maxlen=history)
         self.changes: list[tuple[float, dict]] = []  # (t, config) after each slider move
         self.redraws = 0
+        self.live_config: dict = {}  # the service's config as last seen
+        self._seq = 0                # bumped by every configure(): stale polls don't sync
+        self._tls = threading.local()  # .syncing: slider moves made by sync(), not a user
         self._client = httpx.Client(timeout=5, trust_env=False)
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -49,17 +54,46 @@ class Dashboard:
 
     # ---- data -------------------------------------------------------------------------
     def poll(self) -> dict:
-        """One ``/stats`` sample (also stored)."""
+        """One ``/stats`` sample (also stored); the sliders follow its live config."""
+        seq = self._seq
         s = self._client.get(self.url + "/stats", params={"window_s": self.window_s}).json()
         for k in ("p50_ms", "p99_ms"):
             s[k] = float("nan") if s[k] is None else s[k]  # null: nothing finished
         with self._lock:
             self.samples.append(s)
+        if seq == self._seq:  # no configure() since this request left: it is current
+            self.sync(s["config"])
         return s
+
+    def sync(self, cfg: dict) -> None:
+        """Show the service's live ``cfg`` on the sliders (without posting it back)."""
+        outside = bool(self.live_config) and cfg != self.live_config
+        self.live_config = dict(cfg)
+        if not self._w:
+            return
+        self._tls.syncing = True
+        try:
+            for name in ("max_batch", "max_delay_ms", "policy"):
+                w, v = self._w[name], cfg[name]
+                if getattr(w, "max", v) < v:  # a value beyond the slider: widen it
+                    w.max = v
+                if w.value != v:
+                    w.value = v
+        finally:
+            self._tls.syncing = False
+        if outside:
+            self._w["status"].value = f"service config changed elsewhere: now {cfg}"
 
     def configure(self, **knobs) -> dict:
         """POST ``knobs`` to ``/config``; raises ValueError with the service's message."""
-        cfg = post_config(self.url, knobs, self._client)
+        self._seq += 1
+        try:
+            cfg = post_config(self.url, knobs, self._client)
+        except ValueError:
+            self.sync(get_config(self.url, self._client))  # refused: show what still runs
+            raise
+        self.live_config = dict(cfg)
+        self.sync(cfg)
         t = self.samples[-1]["t"] if self.samples else 0.0
         with self._lock:
             self.changes.append((t, cfg))
@@ -129,6 +163,7 @@ class Dashboard:
         readout. Moving a slider reconfigures the running service at once."""
         import ipywidgets as W
         cfg = get_config(self.url, self._client)
+        self.live_config = dict(cfg)
         style = {"description_width": "initial"}
         w = self._w
         w["max_batch"] = W.IntSlider(value=cfg["max_batch"], min=1, max=64, step=1,
@@ -153,6 +188,8 @@ class Dashboard:
         return box
 
     def _on_knob(self, change) -> None:
+        if getattr(self._tls, "syncing", False):
+            return  # the service's own value, shown by sync(): nothing to post
         name = change["owner"].description
         try:
             cfg = self.configure(**{name: change["new"]})

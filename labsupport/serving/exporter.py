@@ -27,9 +27,9 @@ class Knobs:
     """What gets exported. ``max_queue`` (texts allowed to wait) maps to each system's
     overload control; ``preferred`` to Triton's preferred batch sizes (optional);
     ``policy`` says what ``max_delay_ms`` means in the lab (see ``delay_us``)."""
-    max_batch: int = 32
-    max_delay_ms: float = 5.0
-    max_queue: int = 256
+    max_batch: int = BatchConfig.max_batch
+    max_delay_ms: float = BatchConfig.max_delay_ms
+    max_queue: int = BatchConfig.max_queue
     preferred: tuple[int, ...] = ()
     policy: str = "window"
 

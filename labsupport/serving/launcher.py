@@ -129,8 +129,9 @@ def spawn(module_argv: list[str], ready: Path, log: Path, timeout_s: float) -> s
     return proc
 
 
-def start_service(model: str = "fake", *, max_batch: int = 32, max_delay_ms: float = 5.0,
-                  max_queue: int = 256, policy: str = "work_conserving",
+def start_service(model: str = "fake", *, max_batch: int = BatchConfig.max_batch,
+                  max_delay_ms: float = BatchConfig.max_delay_ms,
+                  max_queue: int = BatchConfig.max_queue, policy: str = "work_conserving",
                   fake_fixed_ms: float = 5.0, fake_per_item_ms: float = 0.2,
                   timeout_s: float = 60.0) -> ServiceHandle:
     """Start ``labsupport serve`` on a free 127.0.0.1 port in a child process."""

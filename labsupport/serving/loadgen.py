@@ -66,7 +66,7 @@ class LoadResult:
     offered_rps: float
     status: list[int] = field(default_factory=list)   # HTTP status, or 0 for a client error
     latency_ms: list[float] = field(default_factory=list)
-    lag_ms: list[float] = field(default_factory=list)  # how late each send left
+    lag_ms: list[float] = field(default_factory=list)  # how late each send left, ms
     errors: dict[str, int] = field(default_factory=dict)
     wall_s: float = 0.0
     not_sent: int = 0  # scheduled after the time bound
@@ -162,15 +162,16 @@ async def run_load(url: str, requests: list[Request], *, pattern: str = "custom"
     t0 = loop.time()
 
     async def one(r: Request, due: float) -> None:
-        res.lag_ms.append((loop.time() - due) * 1000.0)
+        lag = (loop.time() - due) * 1000.0
         body = json.dumps({"input": text_of(r.length, r.id)}).encode()
         try:
             code, _ = await client.request("POST", "/embed", body)
         except (OSError, asyncio.TimeoutError, ValueError, IndexError) as exc:
             code, kind = 0, type(exc).__name__
             res.errors[kind] = res.errors.get(kind, 0) + 1
-        res.status.append(code)
+        res.status.append(code)  # the three lists stay aligned: one entry per request
         res.latency_ms.append((loop.time() - due) * 1000.0)
+        res.lag_ms.append(lag)
         bar.update(1)
 
     tasks = []

@@ -112,7 +112,6 @@ class ContinuousGenerator:
                     break
             for prompt, n, loop, fut, t0 in items:
                 try:
-                    self._check_fits(prompt, n)
                     seq = eng.add(prompt, n)
                 except ValueError as exc:  # RequestTooLong: fail this request only
                     loop.call_soon_threadsafe(_set, fut, exc, True)
@@ -143,12 +142,6 @@ class ContinuousGenerator:
                 self.tokens += len(seq.output)
                 ttft = ((first or now) - t0) * 1000.0
                 loop.call_soon_threadsafe(_set, fut, (list(seq.output), ttft), False)
-
-    def _check_fits(self, prompt: list[int], max_new_tokens: int) -> None:
-        limit = getattr(self.engine.runner, "max_positions", None)
-        if limit is not None and len(prompt) + max_new_tokens > limit:
-            raise ValueError(f"prompt of {len(prompt)} tokens + max_new_tokens="
-                             f"{max_new_tokens} exceeds the model's {limit} positions")
 
     def _running_with_output(self) -> set[int]:
         return {s.id for s in self.engine.sched.running if s.output}

@@ -1,43 +1,21 @@
 """What the embedding service counts: outcomes, latency / wait / batch histograms,
-padding, and a rolling window for live dashboards. Rendered as Prometheus text or JSON."""
+padding, and a rolling window for live dashboards. ``/metrics`` is ``prometheus_client``'s
+own registry and text exposition; ``/stats`` is the rolling window as JSON."""
 from __future__ import annotations
 
-import bisect
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter as TallyCounter, deque
 
 import numpy as np
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from ..metrics import percentiles
 
 MS_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
 SIZE_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
 OUTCOMES = ("ok", "rejected", "bad_input", "error", "unavailable")
-
-
-class Histogram:
-    """A cumulative Prometheus histogram (``le`` buckets + sum + count)."""
-
-    def __init__(self, buckets):
-        self.buckets = tuple(buckets)
-        self.counts = [0] * (len(self.buckets) + 1)
-        self.sum, self.count = 0.0, 0
-
-    def observe(self, v: float) -> None:
-        self.counts[bisect.bisect_left(self.buckets, v)] += 1
-        self.sum += v
-        self.count += 1
-
-    def render(self, name: str, help_: str) -> list[str]:
-        lines = [f"# HELP {name} {help_}", f"# TYPE {name} histogram"]
-        acc = 0
-        for le, c in zip(self.buckets, self.counts):
-            acc += c
-            lines.append(f'{name}_bucket{{le="{le}"}} {acc}')
-        lines += [f'{name}_bucket{{le="+Inf"}} {self.count}',
-                  f"{name}_sum {self.sum:.6g}", f"{name}_count {self.count}"]
-        return lines
 
 
 class ServiceMetrics:
@@ -47,15 +25,33 @@ class ServiceMetrics:
     def __init__(self, keep_s: float = 60.0):
         self._lock = threading.Lock()
         self.keep_s = keep_s
-        self.outcomes: Counter = Counter({k: 0 for k in OUTCOMES})
+        self.outcomes: TallyCounter = TallyCounter({k: 0 for k in OUTCOMES})
         self.texts_ok = 0
-        self.latency = Histogram(MS_BUCKETS)         # request end to end, ms
-        self.queue_wait = Histogram(MS_BUCKETS)      # text waiting for its batch, ms
-        self.batch_exec = Histogram(MS_BUCKETS)      # model time per batch, ms
-        self.reject_latency = Histogram(MS_BUCKETS)  # how fast a 429 comes back, ms
-        self.batch_size = Histogram(SIZE_BUCKETS)
         self.padded_tokens = self.real_tokens = 0
         self.config_changes = 0
+        self.registry = r = CollectorRegistry()  # one per service: tests run several
+        self._requests = Counter("lab_requests", "HTTP embed requests by outcome.",
+                                 ["outcome"], registry=r)
+        for k in OUTCOMES:
+            self._requests.labels(k)
+        self._texts = Counter("lab_texts_embedded", "Texts embedded.", registry=r)
+        self._padded = Counter("lab_padded_tokens", "Tokens computed including padding.",
+                               registry=r)
+        self._real = Counter("lab_real_tokens", "Real (unpadded) tokens.", registry=r)
+        self._changes = Counter("lab_config_changes", "Accepted /config posts.", registry=r)
+        hist = lambda name, help_, b=MS_BUCKETS: Histogram(name, help_, buckets=b, registry=r)
+        self.latency = hist("lab_request_latency_ms", "Embed request latency, ms (accepted).")
+        self.queue_wait = hist("lab_queue_wait_ms", "Time a text waited for its batch, ms.")
+        self.batch_exec = hist("lab_batch_exec_ms", "Model time per batch, ms.")
+        self.reject_latency = hist("lab_rejection_latency_ms", "Time to answer 429, ms.")
+        self.batch_size = hist("lab_batch_size", "Texts per executed batch.", SIZE_BUCKETS)
+        self._gauges = {name: Gauge(name, help_, registry=r) for name, help_ in (
+            ("lab_queue_depth", "Texts waiting for a batch."),
+            ("lab_padding_ratio", "Padded tokens per real token since start (1 = none)."),
+            ("lab_max_batch", "Current max_batch."),
+            ("lab_max_delay_ms", "Current max_delay_ms."),
+            ("lab_max_queue", "Current max_queue."),
+            ("lab_resident_memory_bytes", "Resident set size of the service process."))}
         self.t0 = time.monotonic()
         self._done: deque = deque()     # (t, latency_ms) per ok request
         self._batches: deque = deque()  # (t, size, exec_ms, padded, real)
@@ -65,8 +61,10 @@ class ServiceMetrics:
         now = time.monotonic()
         with self._lock:
             self.outcomes[kind] += 1
+            self._requests.labels(kind).inc()
             if kind == "ok":
                 self.texts_ok += n
+                self._texts.inc(n)
                 self.latency.observe(ms)
                 self._done.append((now, ms))
             elif kind == "rejected":
@@ -83,6 +81,8 @@ class ServiceMetrics:
                 self.queue_wait.observe(w)
             self.padded_tokens += padded
             self.real_tokens += real
+            self._padded.inc(padded)
+            self._real.inc(real)
             self._batches.append((now, size, exec_ms, padded, real))
             self._trim(now)
 
@@ -121,46 +121,20 @@ class ServiceMetrics:
                 "padding_ratio": pad / real if real else 1.0,
                 "totals": totals, "config": svc.config()}
 
-    def prometheus(self, svc) -> str:
-        """Prometheus text exposition (format 0.0.4)."""
-        cfg = svc.config()
+    def config_changed(self) -> None:
         with self._lock:
-            lines = ["# HELP lab_requests_total HTTP embed requests by outcome.",
-                     "# TYPE lab_requests_total counter"]
-            lines += [f'lab_requests_total{{outcome="{k}"}} {v}'
-                      for k, v in sorted(self.outcomes.items())]
-            lines += _scalar("lab_texts_embedded_total", "counter", "Texts embedded.",
-                             self.texts_ok)
-            lines += _scalar("lab_queue_depth", "gauge", "Texts waiting for a batch.",
-                             svc.batcher.queue_depth)
-            lines += _scalar("lab_padded_tokens_total", "counter",
-                             "Tokens computed including padding.", self.padded_tokens)
-            lines += _scalar("lab_real_tokens_total", "counter", "Real (unpadded) tokens.",
-                             self.real_tokens)
-            lines += _scalar("lab_padding_ratio", "gauge",
-                             "Padded tokens per real token since start (1 = none).",
-                             round(self.padding_ratio, 6))
-            lines += self.batch_size.render("lab_batch_size", "Texts per executed batch.")
-            lines += self.latency.render("lab_request_latency_ms",
-                                         "Embed request latency, ms (accepted requests).")
-            lines += self.queue_wait.render("lab_queue_wait_ms",
-                                            "Time a text waited for its batch to start, ms.")
-            lines += self.batch_exec.render("lab_batch_exec_ms", "Model time per batch, ms.")
-            lines += self.reject_latency.render("lab_rejection_latency_ms",
-                                                "Time to answer 429, ms.")
-            lines += _scalar("lab_config_changes_total", "counter", "Accepted /config posts.",
-                             self.config_changes)
-        lines += _scalar("lab_max_batch", "gauge", "Current max_batch.", cfg["max_batch"])
-        lines += _scalar("lab_max_delay_ms", "gauge", "Current max_delay_ms.",
-                         cfg["max_delay_ms"])
-        lines += _scalar("lab_max_queue", "gauge", "Current max_queue.", cfg["max_queue"])
-        lines += _scalar("lab_resident_memory_bytes", "gauge", "Resident set size of the "
-                         "service process.", rss_bytes())
-        return "\n".join(lines) + "\n"
+            self.config_changes += 1
+            self._changes.inc()
 
-
-def _scalar(name: str, kind: str, help_: str, value) -> list[str]:
-    return [f"# HELP {name} {help_}", f"# TYPE {name} {kind}", f"{name} {value}"]
+    def prometheus(self, svc) -> bytes:
+        """Prometheus text exposition of this service's registry (gauges read now)."""
+        cfg, g = svc.config(), self._gauges
+        g["lab_queue_depth"].set(svc.batcher.queue_depth)
+        g["lab_padding_ratio"].set(self.padding_ratio)
+        for k in ("max_batch", "max_delay_ms", "max_queue"):
+            g[f"lab_{k}"].set(cfg[k])
+        g["lab_resident_memory_bytes"].set(rss_bytes())
+        return generate_latest(self.registry)
 
 
 def rss_bytes() -> int:
@@ -171,13 +145,3 @@ def rss_bytes() -> int:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return 0
-
-
-def parse_prometheus(text: str) -> dict[str, float]:
-    """``{"name{labels}": value}`` from Prometheus text (for tests and dashboards)."""
-    out = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            key, _, val = line.rpartition(" ")
-            out[key] = float(val)
-    return out

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..costs import ServiceModel, fake_model
 from .vclock import run
 
 
@@ -80,11 +81,7 @@ class ProbeResult:
 def timed(fn: Callable[[list], list], fixed_ms: float, per_item_ms: float = 0.0):
     """An async model that takes ``fixed_ms + per_item_ms·n`` virtual ms, then returns
     ``fn(items)`` — model time without a real model."""
-    async def model(items: list) -> list:
-        await asyncio.sleep((fixed_ms + per_item_ms * len(items)) / 1000.0)
-        return fn(items)
-    model.__name__ = getattr(fn, "__name__", "model")
-    return model
+    return fake_model(ServiceModel(fixed_ms, per_item_ms), fn, asynchronous=True)
 
 
 def probe(make_batcher: Callable[[Callable], Any], arrivals_ms: Sequence[float],

@@ -109,7 +109,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 
 NOTEBOOKS = {  # notebook → (text that shows Run All reached the end, readout, sliders)
     "02_micro_batcher": (None, ".lab-readout", ("max_batch", "max_delay_ms")),
-    "05_continuous_decoder": (
+    "06_continuous_decoder": (
         None, ".widget-output [data-mime-type='application/vnd.jupyter.stdout']",
         ("max_seqs", "kv_budget_tokens")),
     "06_live_demo": ("stop it now with svc.stop()", ".widget-html-content",

@@ -3,22 +3,23 @@ import asyncio
 import threading
 import time
 
+import numpy as np
 import pytest
 
-from labsupport import (BatchSizeMismatch, BatcherClosed, MicroBatcher, QueueFull,
+from labsupport import (BatchConfig, BatchSizeMismatch, BatcherClosed, MicroBatcher, QueueFull,
                         ServiceModel, simulate)
+from labsupport.costs import fake_model
 from labsupport.traffic import Request, bursty
 from labsupport.sim.vclock import run
 
 
 def sleepy(model=ServiceModel(5.0, 0.2), seen=None):
     """An async toy model that takes ``model.cost(n)`` virtual ms and doubles its inputs."""
-    async def infer(items):
+    def double(items):
         if seen is not None:
             seen.append(list(items))
-        await asyncio.sleep(model.cost(len(items)) / 1000)
         return [2 * x for x in items]
-    return infer
+    return fake_model(model, double, asynchronous=True)
 
 
 def test_each_caller_gets_its_own_result():
@@ -172,23 +173,29 @@ def test_reconfigure_validates_and_applies():
     assert (mb.cfg.max_batch, mb.cfg.max_delay_ms, mb.policy.cfg.max_batch) == (16, 2.5, 16)
 
 
-@pytest.mark.parametrize("policy", ["naive", "window", "early", "work_conserving"])
-def test_runtime_and_simulator_form_the_same_batches(policy):
+SAME_BATCHES = [("naive", {}), ("window", {}), ("early", {}), ("work_conserving", {}),
+                ("work_conserving", {"max_tokens": 40}), ("bucketed", {}),
+                ("bucketed", {"max_tokens": 48, "edges": (4, 8, 16)})]
+
+
+@pytest.mark.parametrize("policy,knobs", SAME_BATCHES)
+def test_runtime_and_simulator_form_the_same_batches(policy, knobs):
     """One policy, two engines: same arrivals and costs → same batch compositions."""
     model = ServiceModel(3.0, 0.5)
-    reqs = bursty(400, 40, seed=7)
-    sim = simulate(reqs, policy, model, max_batch=6, max_delay_ms=4)
+    lengths = np.random.default_rng(3).integers(1, 17, 40)
+    reqs = [Request(r.id, r.arrival, int(n)) for r, n in zip(bursty(400, 40, seed=7), lengths)]
+    sim = simulate(reqs, policy, model, max_batch=6, max_delay_ms=4, **knobs)
     sim_batches = [sorted(map(int, (sim.batch_of == b).nonzero()[0]))
                    for b in range(len(sim.batch_size))]
     seen = []
 
     async def main():
         loop = asyncio.get_running_loop()
-        async with MicroBatcher(sleepy(model, seen), max_batch=6, max_delay_ms=4,
-                                policy=policy) as mb:
+        cfg = BatchConfig(max_batch=6, max_delay_ms=4, **knobs)
+        async with MicroBatcher(sleepy(model, seen), cfg, policy=policy) as mb:
             async def client(r: Request):
                 await asyncio.sleep(r.arrival / 1000 - loop.time())
-                return await mb.submit(r.id)
+                return await mb.submit(r.id, length=r.length)
             await asyncio.gather(*(client(r) for r in reqs))
     run(main(), timeout=60)
     assert [sorted(b) for b in seen] == sim_batches

@@ -34,7 +34,10 @@ def test_bad_traffic_args(kw, name):
         bursty(**args)
 
 
-def test_synthetic_trace_file_matches_its_generator():
+def test_synthetic_trace_file_matches_its_generator(tmp_path):
+    from labsupport.traffic import write_trace
+    write_trace(synthetic_trace(), tmp_path / "fresh.csv")  # python -m labsupport.traffic
+    assert (tmp_path / "fresh.csv").read_bytes() == SYNTHETIC_TRACE.read_bytes()
     shipped = load_trace(SYNTHETIC_TRACE)
     fresh = synthetic_trace()
     assert np.allclose(shipped.arrival_ms, fresh.arrival_ms, atol=1e-3)

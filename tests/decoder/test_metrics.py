@@ -3,7 +3,7 @@ import math
 
 from labsupport.decoder import SchedulerConfig
 from labsupport.decoder.metrics import summarize
-from labsupport.decoder.stepsim import CostRunner, StepCost, fit_cost, simulate
+from labsupport.decoder.stepsim import CostRunner, StepCost, simulate
 from labsupport.traffic import Request
 
 ONE_MS = StepCost(fixed_ms=1.0, per_seq_ms=0.0, per_token_ms=0.0, per_kv_ms=0.0)
@@ -27,7 +27,7 @@ def test_fit_cost_recovers_the_step_cost_model():
     true = StepCost(fixed_ms=2.0, per_seq_ms=0.3, per_token_ms=0.05, per_kv_ms=0.001)
     reqs = [Request(i, 0.5 * i, 3 + i % 7, 2 + i % 11) for i in range(60)]
     res = simulate(reqs, SchedulerConfig(max_seqs=6, max_tokens_per_step=32), cost=true)
-    fit = fit_cost(res.steps)
+    fit = StepCost.fit(res.steps)
     for name in ("fixed_ms", "per_seq_ms", "per_token_ms", "per_kv_ms"):
         assert math.isclose(getattr(fit, name), getattr(true, name), rel_tol=1e-6)
     assert CostRunner(fit).cost is fit

@@ -91,3 +91,34 @@ def test_token_identical_on_cuda():
     eng = Engine(ModelRunner(model, device="cuda"), SchedulerConfig(max_seqs=2))
     res = eng.run([(p, n, 0.0) for p, n in zip(prompts, outs)])
     assert [s.output for s in res.sequences] == refs
+
+
+PREFIX_KNOBS = {
+    "off": dict(max_seqs=4),
+    "on": dict(max_seqs=4, prefix_caching=True, block_size=8),
+    "on-evicting-preempting": dict(max_seqs=4, prefix_caching=True, block_size=8,
+                                   admission="on_demand", kv_budget_tokens=112,
+                                   max_tokens_per_step=32),
+}
+
+
+@pytest.fixture(scope="module")
+def shared():
+    from labsupport.decoder.workload import shared_prefix_requests
+    model = tiny_gpt2(3)
+    reqs = shared_prefix_requests(12, 40, prefixes=2, suffix_len=(1, 12), output_len=(2, 20),
+                                  gap_ms=2.0, seed=5)
+    prompts, outs = [r.payload for r in reqs], [r.output_len for r in reqs]
+    return model, reqs, _reference(model, prompts, outs)
+
+
+@pytest.mark.parametrize("name", PREFIX_KNOBS)
+def test_prefix_caching_is_token_identical_to_generate(shared, name):
+    model, reqs, refs = shared
+    res = Engine(ModelRunner(model, device="cpu"), SchedulerConfig(**PREFIX_KNOBS[name])).run(reqs)
+    assert [s.output for s in res.sequences] == refs
+    if name != "off":
+        assert res.prefix_hit_tokens > 0
+    if "evicting" in name:
+        assert res.evictions > 0, "the budget did not force an eviction"
+        assert sum(s.preemptions for s in res.sequences) > 0, "no preemption was forced"

@@ -47,4 +47,6 @@ def test_cli_writes_files_and_reads_a_running_service(service, tmp_path, capsys)
     assert data["knobs"]["max_batch"] == cfg["max_batch"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(bridge.FILENAMES.values())
     text = (tmp_path / "config.pbtxt").read_text()
-    assert f"max_queue_delay_microseconds: {round(cfg['max_delay_ms'] * 1000)}" in text
+    want = bridge.Knobs(cfg["max_batch"], cfg["max_delay_ms"], cfg["max_queue"],
+                        policy=cfg["policy"]).delay_us  # 0 for a work-conserving service
+    assert f"max_queue_delay_microseconds: {want}" in text

@@ -3,7 +3,7 @@ import httpx
 import numpy as np
 import pytest
 
-from labsupport.serving.stats import parse_prometheus
+from prom import parse_prometheus
 from svc_helpers import service  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(60)

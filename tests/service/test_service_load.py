@@ -6,7 +6,7 @@ import json
 import pytest
 
 from labsupport import loadgen
-from labsupport.serving.stats import parse_prometheus
+from prom import parse_prometheus
 
 from svc_helpers import CAPACITY_RPS, MAX_QUEUE, service  # noqa: F401  (fixture)
 

@@ -1,4 +1,4 @@
-"""Notebook 05 through a real nbgrader round trip in a temp course: the solutions score
+"""Notebooks 05 and 06 through a real nbgrader round trip in a temp course: the solutions score
 full marks, the untouched release scores 0, and a submission with a known bug in every
 exercise loses exactly those exercises' points (the other cells still run)."""
 import copy
@@ -13,8 +13,11 @@ import adapters
 from labsupport.grading import Course, course_config
 
 ROOT = Path(__file__).resolve().parents[2]
-A = "05_continuous_decoder"
-BUGS = {"ex05_1": "never_frees", "ex05_2": "admits_past_budget", "ex05_3": "same_engine"}
+BUGS = {"05_decode_basics": {"ex05_4": "no_gqa", "ex05_5": "tpot_over_n",
+                             "ex05_6": "ignores_kv"},
+        "06_continuous_decoder": {"ex06_1": "never_frees", "ex06_2": "admits_past_budget",
+                                  "ex06_3": "same_engine", "ex06_4": "oldest_victim",
+                                  "ex06_5": "no_chunking"}}
 pytestmark = pytest.mark.slow
 
 
@@ -34,7 +37,9 @@ def _fill(release, answers):
     return nb
 
 
-def test_round_trip_notebook_05(tmp_path):
+@pytest.mark.parametrize("A", list(BUGS))
+def test_round_trip(tmp_path, A):
+    bugs = BUGS[A]
     root = tmp_path / "course"
     shutil.copytree(ROOT / "solutions" / A, root / "solutions" / A)
     course = Course(course_config(root))
@@ -42,7 +47,7 @@ def test_round_trip_notebook_05(tmp_path):
     src = nbformat.read(root / "solutions" / A / f"{A}.ipynb", 4)
     rel = nbformat.read(root / "notebooks" / A / f"{A}.ipynb", 4)
     right = _answers(src)
-    wrong = {**right, **{ex: adapters.cell(ex, bug).source for ex, bug in BUGS.items()}}
+    wrong = {**right, **{ex: adapters.cell(ex, bug).source for ex, bug in bugs.items()}}
     incoming = tmp_path / "incoming"
     for student, nb in {"full": _fill(rel, right), "blank": rel,
                         "buggy": _fill(rel, wrong)}.items():
@@ -55,7 +60,7 @@ def test_round_trip_notebook_05(tmp_path):
         for student in ("full", "blank", "buggy"):
             nb = gb.find_submission_notebook(A, A, student)
             got = {g.name: (g.score, g.max_score) for g in nb.grades}
-            assert set(got) == {f"{ex}_test" for ex in BUGS}
+            assert set(got) == {f"{ex}_test" for ex in bugs}
             for cell, (score, top) in got.items():
                 want = top if student == "full" else 0
                 assert score == want, f"{student}: {cell} scored {score}, want {want}"

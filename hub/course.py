@@ -1,0 +1,145 @@
+"""Set up (or remove) the lab's course on one machine, for JupyterHub. Run as root.
+
+``python hub/course.py setup`` creates:
+
+- one Unix user per name in ``LABHUB_USERS`` (the first is the trainer), homes mode 0700;
+- the nbgrader exchange ``$LABHUB_ROOT/exchange``: root-owned, mode 0777 as nbgrader
+  requires; the course folder inside is the trainer's, and its ``inbound/`` (0733 + setgid,
+  made by nbgrader) lets students drop submissions they cannot list;
+- the trainer's course ``~trainer/course`` (0700): a copy of ``solutions/``, the gradebook
+  and submissions appear there; its nbgrader config loads the lab's
+  ``autograde/nbgrader_config.py`` (same preprocessors, same timeout) then points at it;
+- each student's ``~/.jupyter/nbgrader_config.py``: the course id and the exchange;
+- with ``--protect-repo``: this clone's ``solutions/``, ``tests/`` and local grading
+  folders become 0700, since students' kernels read the lab package and ``data/`` from it.
+
+``python hub/course.py teardown`` removes the users this script made (``userdel -r``)
+and ``$LABHUB_ROOT``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+MARK = "labhub"  # the GECOS field of users this script created: teardown removes only those
+COURSE_ID = "dynbatch"
+
+
+def settings() -> dict:
+    users = [u for u in os.environ.get("LABHUB_USERS", "trainer,student1,student2,student3")
+             .split(",") if u]
+    if len(users) < 2:
+        raise SystemExit("LABHUB_USERS must name the trainer and at least one student")
+    return {"root": Path(os.environ.get("LABHUB_ROOT", "/srv/labhub")), "users": users,
+            "course_id": os.environ.get("LABHUB_COURSE", COURSE_ID)}
+
+
+def home(user: str) -> Path:
+    return Path(pwd.getpwnam(user).pw_dir)
+
+
+def ensure_user(user: str) -> None:
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash",
+                        "--comment", MARK, user], check=True)
+    os.chmod(home(user), 0o700)
+
+
+def write_owned(path: Path, text: str, user: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    for p in (path.parent, path):
+        shutil.chown(p, user, user)
+
+
+def trainer_config(course: Path, exchange: Path, course_id: str) -> str:
+    return (f"# written by hub/course.py: the lab's course config, moved into {course}\n"
+            "c = get_config()  # noqa: F821\n"
+            f"load_subconfig({str(REPO / 'autograde' / 'nbgrader_config.py')!r})  # noqa: F821\n"
+            f"c.CourseDirectory.root = {str(course)!r}\n"
+            "c.CourseDirectory.submitted_directory = 'submitted'\n"
+            "c.CourseDirectory.autograded_directory = 'autograded'\n"
+            "c.CourseDirectory.feedback_directory = 'feedback'\n"
+            f"c.CourseDirectory.db_url = {'sqlite:///' + str(course / 'gradebook.db')!r}\n"
+            f"c.CourseDirectory.course_id = {course_id!r}\n"
+            f"c.Exchange.root = {str(exchange)!r}\n")
+
+
+def student_config(exchange: Path, course_id: str) -> str:
+    return ("c = get_config()  # noqa: F821\n"
+            f"c.CourseDirectory.course_id = {course_id!r}\n"
+            f"c.Exchange.root = {str(exchange)!r}\n")
+
+
+def protected_paths() -> list[Path]:
+    """What students must not read in this clone: the sources, the test variants and any
+    local grading (the trainer still reads ``autograde/nbgrader_config.py``)."""
+    names = ("solutions", "tests", "autograde/submitted", "autograde/autograded",
+             "autograde/feedback", "autograde/gradebook.db", "autograde/grades.csv")
+    return [REPO / n for n in names if (REPO / n).exists()]
+
+
+def setup(protect_repo: bool) -> None:
+    s = settings()
+    root, (trainer, *students), course_id = s["root"], s["users"], s["course_id"]
+    root.mkdir(parents=True, exist_ok=True)
+    os.chmod(root, 0o755)
+    exchange = root / "exchange"
+    exchange.mkdir(exist_ok=True)
+    os.chmod(exchange, 0o777)  # nbgrader checks for exactly this on the exchange root
+    for user in s["users"]:
+        ensure_user(user)
+    course = home(trainer) / "course"
+    if not (course / "solutions").exists():
+        shutil.copytree(REPO / "solutions", course / "solutions")
+    subprocess.run(["chown", "-R", f"{trainer}:{trainer}", str(course)], check=True)
+    os.chmod(course, 0o700)
+    write_owned(home(trainer) / ".jupyter" / "nbgrader_config.py",
+                trainer_config(course, exchange, course_id), trainer)
+    for user in students:
+        write_owned(home(user) / ".jupyter" / "nbgrader_config.py",
+                    student_config(exchange, course_id), user)
+    if protect_repo:
+        for path in protected_paths():
+            os.chmod(path, 0o700 if path.is_dir() else 0o600)
+    print(f"course {course_id!r}: trainer {trainer} ({course}), students {', '.join(students)}, "
+          f"exchange {exchange}")
+
+
+def teardown() -> None:
+    s = settings()
+    for user in s["users"]:
+        try:
+            entry = pwd.getpwnam(user)
+        except KeyError:
+            continue
+        if entry.pw_gecos == MARK:
+            subprocess.run(["userdel", "--remove", user], check=False,
+                           stderr=subprocess.DEVNULL)
+    shutil.rmtree(s["root"], ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="hub/course.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("action", choices=("setup", "teardown"))
+    p.add_argument("--protect-repo", action="store_true",
+                   help="chmod 0700 this clone's solutions/, tests/ and grading folders")
+    args = p.parse_args(argv)
+    if os.geteuid() != 0:
+        print("hub/course.py: run as root (it creates Unix users and the exchange)",
+              file=sys.stderr)
+        return 2
+    setup(args.protect_repo) if args.action == "setup" else teardown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,252 @@
+"""Checks for notebook 06 (the continuous decoder). References: ``labsupport.decoder``'s
+scheduler (``kv_admission``) and step simulator; student functions run under the step
+limit of ``guard.bounded``, so an endless loop fails with a message instead of hanging.
+
+ex06_1..3 were ex05_1..3 in release 0.1.0: ``labsupport.exercises.ex05`` still offers
+``check_ex05_1..3`` (the same checks under their old ids) for gradebooks made then.
+"""
+from __future__ import annotations
+
+from collections import deque
+from functools import partial
+
+import numpy as np
+
+from ..decoder import Sequence, metrics
+from ..decoder.scheduler import kv_admission as ref_kv_admission
+from ..decoder.stepsim import StepCost, simulate
+from ..traffic import Request
+from .guard import bounded
+from .scheduler_parts import cases as _sched_cases
+from .scheduler_parts import compare
+
+TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_3": "head_to_head",
+           "ex06_4": "grow_or_preempt", "ex06_5": "admit_under_budget"}
+
+
+def _callable(ex: str, obj, name: str) -> None:
+    if not callable(obj):
+        raise AssertionError(f"{ex}: pass your function {name} itself, got {type(obj).__name__}")
+
+
+# ---- ex06_1: one iteration: admit, run, retire -------------------------------------------
+
+def _continuous_steps(lengths, max_seqs: int) -> int:
+    """Iterations an ideal continuous batcher needs (FIFO, refilled every step)."""
+    running, waiting, steps = [], deque(lengths), 0
+    while running or waiting:
+        while waiting and len(running) < max_seqs:
+            running.append(waiting.popleft())
+        running = [n - 1 for n in running if n > 1]
+        steps += 1
+    return steps
+
+
+def _drive(ex: str, obj, lengths, max_seqs: int) -> None:
+    seqs = [Sequence(i, [1], n) for i, n in enumerate(lengths)]
+    running, waiting = [], deque(seqs)
+    first_run: dict[int, int] = {}
+    step = 0
+
+    def decode(batch):
+        batch = list(batch)
+        if len(batch) > max_seqs:
+            raise AssertionError(f"{ex}: {len(batch)} sequences ran in one step but "
+                                 f"max_seqs={max_seqs}: admit only while there is a free place")
+        if len({id(s) for s in batch}) < len(batch):
+            raise AssertionError(f"{ex}: a sequence ran twice in one step")
+        for s in batch:
+            if s.done:
+                raise AssertionError(f"{ex}: sequence {s.id} ran again after it had finished: "
+                                     "retire finished sequences from running so their place "
+                                     "is freed")
+            first_run.setdefault(s.id, step)
+            s.output.append(len(s.output))
+
+    finished = []
+    limit = 3 * sum(lengths) + 10
+    while running or waiting:
+        step += 1
+        if step > limit:
+            raise AssertionError(f"{ex}: after {limit} steps {len(waiting)} sequences still "
+                                 "wait: each step must admit from waiting into free places")
+        got = bounded(ex, obj, running, waiting, max_seqs, decode)
+        if not isinstance(got, (list, tuple)):
+            raise AssertionError(f"{ex}: return the list of sequences that finished in this "
+                                 f"step, got {type(got).__name__}")
+        for s in got:
+            if not s.done:
+                raise AssertionError(f"{ex}: sequence {s.id} was returned as finished but it "
+                                     f"has {len(s.output)} of {s.max_new_tokens} tokens")
+            if any(s is r for r in running):
+                raise AssertionError(f"{ex}: sequence {s.id} finished but is still in running: "
+                                     "remove it, so its place is free for the next step")
+        finished += got
+    ids = sorted(s.id for s in finished)
+    if ids != list(range(len(seqs))):
+        lost = sorted(set(range(len(seqs))) - set(ids))
+        raise AssertionError(f"{ex}: every sequence must be returned exactly once when it "
+                             f"finishes; lost {lost[:5]}, duplicated "
+                             f"{sorted({i for i in ids if ids.count(i) > 1})[:5]}")
+    order = [first_run[i] for i in range(len(seqs))]
+    if order != sorted(order):
+        raise AssertionError(f"{ex}: admit from the head of waiting (oldest first): a later "
+                             "request started before an earlier one")
+    want = _continuous_steps(lengths, max_seqs)
+    if step != want:
+        raise AssertionError(
+            f"{ex}: {len(lengths)} sequences took {step} steps with max_seqs={max_seqs}; an "
+            f"iteration-level batcher needs {want}. In each step admit first (fill every free "
+            "place), then run, then retire: a place freed in this step is refilled in the next")
+
+
+def check_ex06_1(obj, hidden: bool = False, ex: str = "ex06_1") -> None:
+    """``obj(running, waiting, max_seqs, decode) -> finished``: one continuous iteration."""
+    _callable(ex, obj, "schedule_step")
+    if not hidden:
+        cases = [([3, 1, 2, 5, 1], 2), ([2, 2, 2], 3)]
+    else:
+        rng = np.random.default_rng(51)
+        cases = [([1], 1), ([4, 1, 1, 1, 6], 1), (rng.integers(1, 30, 40).tolist(), 7),
+                 (rng.integers(1, 5, 12).tolist(), 16)]
+    for lengths, max_seqs in cases:
+        _drive(ex, obj, [int(n) for n in lengths], max_seqs)
+
+
+# ---- ex06_2: the KV-budget admission check -----------------------------------------------
+
+def check_ex06_2(obj, hidden: bool = False, ex: str = "ex06_2") -> None:
+    """``obj(prompt_len, max_new_tokens, free_blocks, num_blocks, block_size, admission)``
+    -> "admit" | "wait" | "reject"."""
+    _callable(ex, obj, "kv_admission")
+    if not hidden:
+        cases = [(10, 6, 1, 4, 16, "reserve"), (10, 7, 1, 4, 16, "reserve"),
+                 (10, 7, 1, 4, 16, "on_demand"), (60, 10, 4, 4, 16, "reserve"),
+                 (60, 10, 4, 4, 16, "on_demand"), (20, 20, 2, 8, 16, "on_demand")]
+    else:
+        rng = np.random.default_rng(52)
+        cases = [(int(rng.integers(1, 90)), int(rng.integers(1, 60)), int(f), int(n), int(b), a)
+                 for _ in range(150)
+                 for b in [int(rng.choice([1, 4, 8, 16]))]
+                 for n in [rng.integers(1, 12)] for f in [rng.integers(0, n + 1)]
+                 for a in ["reserve", "on_demand"]]
+        cases += [(16, 16, 2, 2, 16, "reserve"), (17, 15, 2, 2, 16, "reserve"),
+                  (1, 32, 2, 2, 16, "on_demand"), (1, 33, 5, 2, 16, "on_demand")]
+    for p, m, free, nb, bs, adm in cases:
+        got = bounded(ex, obj, p, m, free, nb, bs, adm)
+        want = ref_kv_admission(p, m, free, nb, bs, adm)
+        if got == want:
+            continue
+        call = (f"kv_admission(prompt_len={p}, max_new_tokens={m}, free_blocks={free}, "
+                f"num_blocks={nb}, block_size={bs}, admission={adm!r})")
+        if got not in ("admit", "wait", "reject"):
+            raise AssertionError(f"{ex}: return 'admit', 'wait' or 'reject'; {call} returned "
+                                 f"{got!r}")
+        if want == "reject":
+            hint = ("this request needs more blocks than the whole budget: it can never run, "
+                    "so waiting would queue it forever. Reject it")
+        elif got == "reject":
+            hint = ("this request fits the whole budget once others finish: do not reject it "
+                    "(count whole blocks: a partly used block still takes a block)")
+        elif got == "admit":
+            hint = ("that admits past the budget: compare the blocks it needs now with the "
+                    "FREE blocks (reserve: prompt + max_new_tokens; on_demand: the prompt), "
+                    "rounded up to whole blocks")
+        else:
+            hint = ("it fits the free blocks now (reserve: prompt + max_new_tokens; "
+                    "on_demand: only the prompt, rounded up to whole blocks): admit it")
+        raise AssertionError(f"{ex}: {call} returned {got!r}: {hint}")
+
+
+# ---- ex06_3: the head-to-head ------------------------------------------------------------
+
+def _trace_like(n: int, seed: int, gap_ms: float = 3.0) -> list[Request]:
+    rng = np.random.default_rng(seed)
+    out = np.clip(np.round(rng.lognormal(3.3, 0.9, n)), 1, 150).astype(int)
+    return [Request(i, float(t), int(p), int(o)) for i, (t, p, o) in enumerate(
+        zip(np.cumsum(rng.exponential(gap_ms, n)), rng.integers(4, 60, n), out))]
+
+
+def _tps(res) -> float:
+    return metrics.summarize(res)["tokens_per_s"]
+
+
+def check_ex06_3(obj, hidden: bool = False, ex: str = "ex06_3") -> None:
+    """``obj(requests, run, **knobs) -> {"continuous_tps", "request_tps", "speedup"}``."""
+    _callable(ex, obj, "head_to_head")
+    cost = StepCost(fixed_ms=0.5, per_seq_ms=0.08, per_token_ms=0.01, per_kv_ms=0.0002)
+    run = partial(simulate, cost=cost)
+    if not hidden:
+        cases = [(_trace_like(60, 1), dict(max_seqs=8)),
+                 (_trace_like(20, 4, gap_ms=80.0), dict(max_seqs=8))]   # idle gaps
+    else:
+        same = [Request(i, 0.0, 20, 30) for i in range(24)]
+        cases = [(_trace_like(80, 2), dict(max_seqs=16, kv_budget_tokens=4096)),
+                 (same, dict(max_seqs=8)),
+                 (_trace_like(40, 3), dict(max_seqs=4, admission="reserve")),
+                 (_trace_like(30, 5, gap_ms=60.0), dict(max_seqs=4))]
+    for reqs, knobs in cases:
+        got = bounded(ex, obj, list(reqs), run, **knobs)
+        if not isinstance(got, dict) or not {"continuous_tps", "request_tps",
+                                             "speedup"} <= set(got):
+            raise AssertionError(f"{ex}: return a dict with keys 'continuous_tps', "
+                                 "'request_tps' and 'speedup'")
+        c = _tps(run(reqs, mode="continuous", **knobs))
+        r = _tps(run(reqs, mode="request", **knobs))
+        for key, want, what in (("continuous_tps", c, "mode='continuous'"),
+                                ("request_tps", r, "mode='request'")):
+            if not np.isclose(float(got[key]), want, rtol=1e-6):
+                raise AssertionError(
+                    f"{ex}: {key} is off for {len(reqs)} requests with {knobs}: run the same "
+                    f"requests and knobs with {what}, and count generated tokens per second "
+                    "from the first arrival to the last finish (ms → s), idle gaps included")
+        if not np.isclose(float(got["speedup"]), c / r, rtol=1e-6):
+            raise AssertionError(f"{ex}: speedup must be continuous_tps / request_tps")
+
+
+# ---- ex06_4, ex06_5: scheduler parts, run inside the real scheduler --------------------
+
+def _grow_hint(a, b) -> str:
+    if b.preempted > a.preempted:
+        return ("You preempted more than needed: stop as soon as kv.can_grow(seq, n_tokens), "
+                "and take victims from the newest end, running[-1]")
+    if b.preempted < a.preempted:
+        return "Keep preempting the newest running sequence while too few blocks are free"
+    return ("Preempt the NEWEST running sequence (running[-1]), not another one; return False "
+            "only when seq itself was preempted, True once kv.grow(seq, n_tokens) succeeded")
+
+
+def check_ex06_4(obj, hidden: bool = False) -> None:
+    """``obj(seq, n_tokens, running, kv, preempt) -> bool``: on-demand growth."""
+    ex = "ex06_4"
+    _callable(ex, obj, "grow_or_preempt")
+
+    def rule(seq, n_tokens, running, kv, preempt):
+        out = bounded(ex, obj, seq, n_tokens, running, kv, preempt)
+        if not isinstance(out, bool):
+            raise AssertionError(f"{ex}: return True (seq holds its blocks) or False (seq "
+                                 f"itself was preempted), got {out!r}")
+        return out
+    for reqs, knobs in _sched_cases(hidden):
+        compare(ex, reqs, knobs, _grow_hint, grow_fn=rule)
+
+
+def _admit_hint(a, b) -> str:
+    if len(b.rows) < len(a.rows) or b.tokens < a.tokens:
+        return ("Keep admitting while a place is free, tokens are left in the step's budget "
+                "and admit(seq) says it fits; give each one n = min(seq.uncached, budget) "
+                "tokens, computed after admit (a cached prefix shrinks seq.uncached)")
+    return ("Stop at the first sequence that does not fit (FIFO), and when the step's token "
+            "budget is spent")
+
+
+def check_ex06_5(obj, hidden: bool = False) -> None:
+    """``obj(waiting, free_places, budget, admit, feed)``: continuous admission under the
+    step's token budget, with chunked prefill."""
+    ex = "ex06_5"
+    _callable(ex, obj, "admit_under_budget")
+
+    def rule(*args):
+        return bounded(ex, obj, *args)
+    for reqs, knobs in _sched_cases(hidden):
+        compare(ex, reqs, knobs, _admit_hint, admit_fn=rule)

@@ -1,0 +1,73 @@
+"""The machinery behind notebook 06's scheduler-part checks (ex06_4, ex06_5, in ``ex06``): the
+student's rule is plugged into the real ``Scheduler`` (``grow_fn`` / ``admit_fn``) and the
+engine replays workloads on the step simulator's clock; every step must match the engine
+with the lab's own rule, and the message names the first step that differs."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..decoder import Engine, KVBudgetExceeded, SchedulerConfig
+from ..decoder.stepsim import CostRunner, StepCost
+from ..decoder.workload import shared_prefix_requests
+from ..traffic import Request
+
+COST = StepCost(fixed_ms=1.0, per_seq_ms=0.1, per_token_ms=0.01, per_kv_ms=0.001)
+
+
+def _requests(seed: int, n: int, max_prompt: int, max_out: int) -> list[Request]:
+    rng = np.random.default_rng(seed)
+    t = np.cumsum(rng.exponential(1.5, n))
+    return [Request(i, float(t[i]), int(rng.integers(1, max_prompt + 1)),
+                    int(rng.integers(1, max_out + 1))) for i in range(n)]
+
+
+def cases(hidden: bool) -> list[tuple[list[Request], dict]]:
+    """Workloads with on-demand KV under pressure (preemptions) and chunked prefill."""
+    tight = dict(admission="on_demand", block_size=4)
+    if not hidden:
+        return [(_requests(1, 12, 30, 20), dict(max_seqs=4, kv_budget_tokens=64,
+                                                max_tokens_per_step=16, **tight)),
+                (_requests(2, 16, 12, 30), dict(max_seqs=6, kv_budget_tokens=96,
+                                                max_tokens_per_step=24, **tight))]
+    shared = shared_prefix_requests(20, 24, prefixes=2, suffix_len=(1, 10), output_len=(1, 16),
+                                    gap_ms=1.0, seed=3)
+    return [(_requests(3, 30, 40, 25), dict(max_seqs=5, kv_budget_tokens=80,
+                                            max_tokens_per_step=12, **tight)),
+            (_requests(4, 24, 8, 40), dict(max_seqs=8, kv_budget_tokens=64,
+                                           max_tokens_per_step=64, **tight)),
+            (_requests(5, 20, 60, 10), dict(max_seqs=3, kv_budget_tokens=128,
+                                            max_tokens_per_step=7, block_size=8)),
+            (shared, dict(max_seqs=4, kv_budget_tokens=96, max_tokens_per_step=20,
+                          prefix_caching=True, **tight))]
+
+
+def _run(reqs, knobs, **rules):
+    eng = Engine(CostRunner(COST), SchedulerConfig(**knobs), clock="model")
+    for name, fn in rules.items():
+        setattr(eng.sched, name, fn)
+    steps = 40 * sum(r.length + r.output_len for r in reqs) + 100
+    return eng.run([(list(r.payload) if r.payload else [r.id + 1] * r.length, r.output_len,
+                     r.arrival, r.id) for r in reqs], max_steps=steps)
+
+
+def _shape(st) -> tuple:
+    return sorted(st.rows), st.tokens, st.preempted, st.kv_blocks
+
+
+def compare(ex: str, reqs, knobs, hint, **rules) -> None:
+    """Replay ``reqs`` with the student's ``rules`` and with the lab's; fail at the first
+    step that differs, with ``hint(ref_step, got_step)``'s advice."""
+    try:
+        got = _run(reqs, knobs, **rules)
+    except (KVBudgetExceeded, ValueError, RuntimeError, IndexError) as err:
+        raise AssertionError(f"{ex}: with {knobs}: {type(err).__name__}: {err}") from None
+    ref = _run(reqs, knobs)
+    for i, (a, b) in enumerate(zip(ref.steps, got.steps)):
+        if _shape(a) != _shape(b):
+            raise AssertionError(
+                f"{ex}: with {knobs}, step {i} differs from the lab's scheduler: it runs "
+                f"(place, request, tokens) {sorted(a.rows)} with {a.preempted} preempted; "
+                f"yours runs {sorted(b.rows)} with {b.preempted} preempted. {hint(a, b)}")
+    if len(ref.steps) != len(got.steps):
+        raise AssertionError(f"{ex}: with {knobs} your scheduler ran {len(got.steps)} steps, "
+                             f"the lab's {len(ref.steps)}")

@@ -1,0 +1,41 @@
+"""Timeline plots: panels of runs of different lengths share the longest run's x range, and
+the block table shows who holds which KV block."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from labsupport.decoder import Engine, SchedulerConfig  # noqa: E402
+from labsupport.decoder.stepsim import CostRunner, simulate  # noqa: E402
+from labsupport.decoder.timeline import block_grid, plot_blocks, plot_timelines  # noqa: E402
+from labsupport.traffic import Request  # noqa: E402
+
+
+def test_every_panel_spans_the_longest_run():
+    reqs = [Request(i, 0.0, 4, 2 + 9 * (i % 4)) for i in range(24)]
+    runs = {m: simulate(reqs, SchedulerConfig(mode=m, max_seqs=4)) for m in ("continuous",
+                                                                                "request")}
+    n = {m: len(r.steps) for m, r in runs.items()}
+    assert n["request"] > n["continuous"] + 10      # the case that sharex used to cut
+    axes = plot_timelines(runs)
+    for ax in axes:
+        assert ax.get_xlim() == (-0.5, max(n.values()) - 0.5)
+    image = axes[1].get_images()[0]                 # the request-level run drawn in full
+    assert image.get_extent()[1] == n["request"] - 0.5
+    plt.close("all")
+
+
+def test_block_grid_marks_shared_prefix_blocks():
+    eng = Engine(CostRunner(), SchedulerConfig(max_seqs=2, block_size=4, kv_budget_tokens=64,
+                                               prefix_caching=True), clock="model",
+                 record_blocks=True)
+    res = eng.run([(list(range(12)), 20, 0.0), (list(range(12)) + [99], 3, 2.0)])
+    grid = block_grid(res)
+    assert grid.shape == (16, len(res.steps))
+    assert (grid == -2).any(), "the shared prefix blocks should show as shared"
+    assert res.steps[-1].kv_tokens == 0 and max(st.kv_tokens for st in res.steps) > 0
+    plot_blocks(res)
+    plt.close("all")
+    with pytest.raises(ValueError, match="record_blocks"):
+        block_grid(simulate([Request(0, 0.0, 3, 2)]))

@@ -1,0 +1,9 @@
+def grow_or_preempt(seq, n_tokens, running, kv, preempt):
+    """Give seq blocks for n_tokens tokens, preempting when none are free."""
+    while not kv.can_grow(seq, n_tokens):
+        victim = running[-1]
+        kv.free(victim)  # bug: frees the blocks but the victim keeps running, its KV lost
+        if victim is seq:
+            return False
+    kv.grow(seq, n_tokens)
+    return True
