@@ -26,13 +26,7 @@ def plot_timeline(res, ax=None, max_steps: int | None = 300, title: str | None =
     grid = slot_grid(res, first, last)
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 2.6))
-    cmap = plt.get_cmap("tab20")
-    rgb = np.ones(grid.shape + (3,))
-    work = grid >= 0
-    rgb[work] = np.array(cmap((grid[work] * 7) % 20))[:, :3]
-    rgb[grid == -2] = (0.55, 0.55, 0.55)
-    ax.imshow(rgb, aspect="auto", interpolation="nearest", origin="lower",
-              extent=(first - 0.5, first + grid.shape[1] - 0.5, -0.5, grid.shape[0] - 0.5))
+    _paint(ax, grid, first, (0.55, 0.55, 0.55))
     ax.set_xlabel("step (iteration)")
     ax.set_ylabel("place in batch")
     ax.set_title(title or f"{res.config.mode}: slots over iterations")
@@ -77,13 +71,20 @@ def plot_blocks(res, ax=None, title: str | None = None):
     grid = block_grid(res)
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3))
-    cmap = plt.get_cmap("tab20")
-    rgb = np.ones(grid.shape + (3,))
-    held = grid >= 0
-    rgb[held] = np.array(cmap((grid[held] * 7) % 20))[:, :3]
-    rgb[grid == -2] = (0.0, 0.0, 0.0)
-    ax.imshow(rgb, aspect="auto", interpolation="nearest", origin="lower",
-              extent=(-0.5, grid.shape[1] - 0.5, -0.5, grid.shape[0] - 0.5))
+    _paint(ax, grid, 0, (0.0, 0.0, 0.0))
     ax.set(xlabel="step", ylabel="KV block", title=title or "block table over steps "
            "(a colour per sequence, black = shared, white = free)")
     return ax
+
+
+def _paint(ax, grid: np.ndarray, first: int, special) -> None:
+    """Draw a (rows × steps) grid of sequence ids: one colour per id, white where empty
+    (-1), ``special`` where -2 (padding for slots, cached-but-free for blocks)."""
+    import matplotlib.pyplot as plt
+    cmap = plt.get_cmap("tab20")
+    rgb = np.ones(grid.shape + (3,))
+    used = grid >= 0
+    rgb[used] = np.array(cmap((grid[used] * 7) % 20))[:, :3]
+    rgb[grid == -2] = special
+    ax.imshow(rgb, aspect="auto", interpolation="nearest", origin="lower",
+              extent=(first - 0.5, first + grid.shape[1] - 0.5, -0.5, grid.shape[0] - 0.5))

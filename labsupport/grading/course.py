@@ -104,12 +104,19 @@ class Course:
         return sorted((s.name, a.name) for s in base.iterdir() if s.is_dir()
                       for a in s.iterdir() if a.is_dir() and assignment in (None, a.name))
 
-    def autograde(self, assignment: str | None = None, students: list[str] | None = None) -> bool:
-        """Autograde every submission (of ``assignment``, by ``students``); nbgrader's own pipeline."""
+    def to_autograde(self, assignment: str | None = None,
+                     students: list[str] | None = None) -> list[tuple[str, str]]:
+        """``(student, assignment)`` submissions to grade; says so when there are none."""
         pairs = [(s, a) for s, a in self.submissions("submitted", assignment)
                  if students is None or s in students]
         if not pairs:
             print(f"nothing to autograde in {self._dir('submitted')}", file=sys.stderr)
+        return pairs
+
+    def autograde(self, assignment: str | None = None, students: list[str] | None = None) -> bool:
+        """Autograde every submission (of ``assignment``, by ``students``); nbgrader's own pipeline."""
+        pairs = self.to_autograde(assignment, students)
+        if not pairs:
             return False
         ok, pairs = self.prepare_autograde(pairs)
         for student, a in pairs:

@@ -90,10 +90,8 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
               progress: bool = True) -> bool:
     """Autograde every submission (of ``assignment``, by ``students``) with ``jobs`` workers."""
     from tqdm import tqdm
-    pairs = [(s, a) for s, a in course.submissions("submitted", assignment)
-             if students is None or s in students]
+    pairs = course.to_autograde(assignment, students)
     if not pairs:
-        print(f"nothing to autograde in {course._dir('submitted')}", file=sys.stderr)
         return False
     ok, pairs = course.prepare_autograde(pairs)
     timeout = course.cfg.Execute.get("timeout") if "Execute" in course.cfg else None
