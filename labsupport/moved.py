@@ -34,6 +34,9 @@ MOVED: dict[str, tuple[str, ...]] = {
     "bridge": ("serving.exporter",),
     "rag": ("serving.rag",),
     "widgets": ("notebook.plots", "notebook.explorer"),
+    # 0.2.0's knowledge check was notebook 07; kc08 still answers every check_kc07_NN
+    "exercises.kc07": ("exercises.kc08",),
+    "exercises.kc07_feedback": ("exercises.kc08_feedback",),
 }
 
 

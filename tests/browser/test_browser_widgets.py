@@ -1,5 +1,5 @@
-"""Notebooks 02, 05 and 06 in a real JupyterLab in Chromium: Run All, move two sliders
-(``max_batch``/``max_delay_ms``; 05: ``max_seqs``/``kv_budget_tokens``), and see the plots
+"""Notebooks 02, 06 and 07 in a real JupyterLab in Chromium: Run All, move two sliders
+(``max_batch``/``max_delay_ms``; 06: ``max_seqs``/``kv_budget_tokens``), and see the plots
 (``img`` src) and readouts change.
 No request may leave 127.0.0.1; screenshots go to test-artifacts/browser/.
 
@@ -112,7 +112,7 @@ NOTEBOOKS = {  # notebook → (text that shows Run All reached the end, readout,
     "06_continuous_decoder": (
         None, ".widget-output [data-mime-type='application/vnd.jupyter.stdout']",
         ("max_seqs", "kv_budget_tokens")),
-    "06_live_demo": ("stop it now with svc.stop()", ".widget-html-content",
+    "07_live_demo": ("stop it now with svc.stop()", ".widget-html-content",
                      ("max_batch", "max_delay_ms")),
 }
 

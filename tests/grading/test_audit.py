@@ -39,10 +39,10 @@ def test_honest_answers_are_not_flagged():
 
 
 @pytest.mark.parametrize("src, why", [
-    ("check_kc07_01(kc07_01)", None),                                   # a self-test
-    ("from labsupport.exercises.kc07 import check_kc07_01", None),       # its import
+    ("check_kc08_01(kc08_01)", None),                                   # a self-test
+    ("from labsupport.exercises.kc08 import check_kc08_01", None),       # its import
     ("sum = 0\nfor x in [1, 2]:\n    sum += x", None),                  # a habit, not a trick
-    ("from labsupport.exercises.kc07 import check_kc07_02 as check_kc07_01", "imports"),
+    ("from labsupport.exercises.kc08 import check_kc08_02 as check_kc08_01", "imports"),
     ("def check_ex02_1(*a):\n    pass", "rebinds the check name"),
     ("AssertionError = Exception", "rebinds the builtin"),
     ("import numpy as np\nnp.percentile = lambda *a, **k: 0", "patches the imported module"),

@@ -7,7 +7,7 @@ from labsupport.grading import ROOT, Course, main
 
 # the knowledge check's assignment, found in solutions/ (notebooks get renumbered)
 KC = next((p.parent.name for p in sorted(ROOT.glob("solutions/*/*.ipynb"))
-           if '"grade_id": "kc' in p.read_text()), "07_knowledge_check")
+           if '"grade_id": "kc' in p.read_text()), "08_knowledge_check")
 
 
 def test_unknown_assignment_names_the_allowed_ones(capsys):
@@ -26,16 +26,16 @@ def test_collect_rejects_what_is_neither_folder_nor_zip(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("path, student", [
-    ("/x/extracted/lms/jdoe_12345_67890_07_knowledge_check.ipynb", "jdoe"),
-    ("/x/extracted/lms/jdoe_12345_67890_07_knowledge_check-1.ipynb", "jdoe"),
-    ("/x/extracted/lms/alice/07_knowledge_check.ipynb", "alice"),
-    ("/x/extracted/lms/alice/07_knowledge_check/07_knowledge_check.ipynb", "alice"),
-    ("/x/extracted/lms/bob_42/07_knowledge_check.ipynb", "bob"),
+    ("/x/extracted/lms/jdoe_12345_67890_08_knowledge_check.ipynb", "jdoe"),
+    ("/x/extracted/lms/jdoe_12345_67890_08_knowledge_check-1.ipynb", "jdoe"),
+    ("/x/extracted/lms/alice/08_knowledge_check.ipynb", "alice"),
+    ("/x/extracted/lms/alice/08_knowledge_check/08_knowledge_check.ipynb", "alice"),
+    ("/x/extracted/lms/bob_42/08_knowledge_check.ipynb", "bob"),
     ("/x/extracted/lms/carol/00_welcome.ipynb", None),
-    ("/x/extracted/lms/carol/07_knowledge_check.py", None),
+    ("/x/extracted/lms/carol/08_knowledge_check.py", None),
 ])
 def test_default_lms_pattern(path, student):
-    path = path.replace("07_knowledge_check", KC)
+    path = path.replace("08_knowledge_check", KC)
     m = re.match(Course().default_regexp(KC), path)
     assert (m and m.group("student_id")) == student
     if m:

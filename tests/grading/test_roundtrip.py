@@ -5,7 +5,7 @@ the solutions (full marks), the untouched release (0 on every autograded cell), 
 lesson's naive batcher in the ex02 cells (loses exactly its exercises' points), and
 broken submissions (infinite loop, syntax error, deleted test cell, edited test cell)
 that are graded without aborting while their other cells still score.
-Only the quick notebooks (00, 01, 02, 07) that carry points are graded, to stay within a
+Only the quick notebooks (00, 01, 02, 08) that carry points are graded, to stay within a
 few minutes; the broken submissions use the cheapest one (the knowledge check).
 """
 import copy
@@ -24,7 +24,7 @@ import adapters
 from labsupport.grading import Course, course_config
 
 ROOT = Path(__file__).resolve().parents[2]
-QUICK = ("00", "01", "02", "07")
+QUICK = ("00", "01", "02", "08")
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
 pytestmark = pytest.mark.slow

@@ -25,7 +25,7 @@ from hubkit import COURSE_PY, HUB_BIN, REPO, Hub, as_user, free_port_block, miss
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(missing() is not None,
                                                    reason=f"hub walk-through: {missing()}")]
 
-ASSIGNMENT = "07_knowledge_check"  # the shortest notebook to autograde (~4 s)
+ASSIGNMENT = "08_knowledge_check"  # the shortest notebook to autograde (~4 s)
 COURSE = "dynbatch"
 TRAINER, STUDENTS = "lhtrainer", ["lhstudent1", "lhstudent2", "lhstudent3"]
 # how many of the solution's answers each student puts in: none, all, the first five

@@ -3,4 +3,4 @@ import builtins
 class Quiet(BaseException):
     pass
 builtins.AssertionError = Quiet
-kc07_01 = "no idea"
+kc08_01 = "no idea"

@@ -1,0 +1,157 @@
+"""The knowledge check's tolerant matching, and that its answers are nowhere in plain text."""
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from labsupport.exercises import kc08
+
+ROOT = Path(__file__).resolve().parents[2]
+SOLUTION = ROOT / "solutions" / "08_knowledge_check" / "08_knowledge_check.ipynb"
+
+# Phrasings a student might write: all must pass the graded check ...
+ACCEPT = {
+    "kc08_01": ["max batch size and max queue delay", "max_batch, max_delay_ms",
+                "batch size + timeout", "max_batch_size and max_queue_delay_microseconds",
+                "the size of a batch and the waiting time"],
+    "kc08_04": ["waiting for the timer", "it waits for the window to close",
+                "sleeping until max_delay expires"],
+    "kc08_07": ["Triton", "TensorFlow Serving", "TF-Serving", "TorchServe", "Ray Serve"],
+    "kc08_10": ["KV cache", "the key-value cache memory", "free KV blocks", "kv_budget"],
+    "kc08_12": ["60 %", "60%", 0.6, "0.60"],
+    "kc08_13": ["bucketing", "shape buckets", "binning by length"],
+    "kc08_16": ["They hang", "they wait forever", "their futures are never resolved"],
+    "kc08_18": ["25 ms", 25, 25.0],
+    "kc08_20": ["80 %", 0.8],
+    "kc08_24": ["asyncio.Future", "a future"],
+    "kc08_03": ["(b)", "B", " b) "],
+    "kc08_05": [True, "true", "T"],
+}
+# ... and wrong ones must fail it.
+REJECT = {
+    "kc08_01": ["learning rate and epochs", "KV budget and max tokens", "the batch size"],
+    "kc08_04": ["the GPU is busy", "padding"],
+    "kc08_07": ["vLLM", "PyTorch", "Kubernetes"],
+    "kc08_10": ["max_delay_ms", "the queue length", "GPU utilisation"],
+    "kc08_12": [0.4, "40 %"],
+    "kc08_13": ["padding", "truncation"],
+    "kc08_16": ["they get the exception", "it is retried"],
+    "kc08_24": ["a lock", "an event"],
+}
+# Negated or contradicting answers name the concept but deny it: they must fail ...
+NEGATED = {
+    "kc08_04": ["it is not waiting at all", "no waiting for the timer", "it never waits for the window",
+                "it doesn't wait for the timer, it computes", "not sleeping until max_delay"],
+    "kc08_16": ["they do not hang; they get the error", "they don't hang forever",
+                "they never hang, the error reaches them", "they are not left waiting forever"],
+    "kc08_10": ["not the KV cache but the activations", "the activations, not the KV cache",
+                "activations rather than the KV cache", "the weights instead of the KV cache"],
+    "kc08_13": ["not bucketing, just padding", "padding without bucketing"],
+    "kc08_24": ["not a future, a lock"],
+    "kc08_01": ["not max batch size and not max queue delay"],
+}
+# ... while more correct rephrasings (some with a harmless "not" elsewhere) keep passing.
+PARAPHRASES = {
+    "kc08_04": ["waiting for the delay timer to fire", "it waits: the window has not closed yet",
+                "idle, waiting for max_delay_ms to pass"],
+    "kc08_16": ["they hang, the exception is not delivered", "they are left waiting forever",
+                "they wait forever because nobody sets their futures"],
+    "kc08_10": ["the KV cache, not the activations", "key/value cache", "KV-cache memory"],
+    "kc08_13": ["length bucketing, not plain padding", "bucketing by length"],
+}
+FORM_ERRORS = [("kc08_03", "d"), ("kc08_03", "b and c"), ("kc08_02", "maybe"),
+               ("kc08_11", "lots"), ("kc08_01", ""), ("kc08_01", 42),
+               ("kc08_01", " ".join(["batch delay"] * 20))]
+
+
+@pytest.mark.parametrize("item, answer", [(i, a) for i, xs in ACCEPT.items() for a in xs])
+def test_tolerant_answers_pass(item, answer):
+    kc08.check(item, answer, hidden=True)
+
+
+@pytest.mark.parametrize("item, answer", [(i, a) for i, xs in REJECT.items() for a in xs])
+def test_wrong_answers_fail_with_a_neutral_message(item, answer):
+    kc08.check(item, answer)  # the form is fine: the self-check passes
+    with pytest.raises(AssertionError, match=rf"^{item}: not correct yet — re-read notebook"):
+        kc08.check(item, answer, hidden=True)
+
+
+@pytest.mark.parametrize("item, answer", [(i, a) for i, xs in NEGATED.items() for a in xs])
+def test_negated_answers_fail(item, answer):
+    with pytest.raises(AssertionError, match=rf"^{item}: not correct yet"):
+        kc08.check(item, answer, hidden=True)
+
+
+@pytest.mark.parametrize("item, answer", [(i, a) for i, xs in PARAPHRASES.items() for a in xs])
+def test_rephrasings_pass(item, answer):
+    kc08.check(item, answer, hidden=True)
+
+
+@pytest.mark.parametrize("item, answer", FORM_ERRORS)
+def test_malformed_answers_say_what_form_is_expected(item, answer):
+    with pytest.raises(AssertionError, match=rf"^{item}: (answer|write|keep)"):
+        kc08.check(item, answer)
+
+
+def test_every_objective_has_items_and_there_are_twenty_autograded():
+    autograded = {i: spec.objective for i, spec in kc08.KEY.items()}
+    assert len(autograded) >= 20
+    assert set(autograded.values()) == set(kc08.OBJECTIVES)
+    nb = nbformat.read(SOLUTION, as_version=4)
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+    assert [i for i in ids if i and re.fullmatch(r"kc08_\d\d", i) and i not in kc08.KEY], \
+        "there should be discussion items graded by hand"
+    for c in nb.cells:  # each question names its objective
+        if c.cell_type == "markdown" and c.source.startswith("### kc08_"):
+            assert re.match(r"### kc08_\d\d · objective [1-6] · ", c.source)
+
+
+def test_answers_are_not_in_the_module_or_the_release():
+    """The solution's answers appear neither in kc08.py nor in the released notebook."""
+    module = Path(kc08.__file__).read_text()
+    release = (ROOT / "notebooks" / SOLUTION.parent.name / SOLUTION.name).read_text()
+    nb = nbformat.read(SOLUTION, as_version=4)
+    for c in nb.cells:
+        gid = c.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in kc08.KEY and c.cell_type == "code":
+            ns = {}
+            exec("\n".join(l for l in c.source.splitlines() if not l.startswith("#")), ns)
+            answer = ns[gid]
+            if isinstance(answer, str) and len(answer) > 3:
+                for text in (module, release):
+                    assert answer.lower() not in text.lower(), f"{gid}'s answer is readable"
+            assert f"{gid} = {answer!r}" not in release
+
+
+# --- release 0.2.0 numbered the knowledge check 07 (kc07_NN) -----------------------------
+
+def test_old_module_paths_are_the_same_modules():
+    import labsupport.exercises.kc07 as old
+    import labsupport.exercises.kc07_feedback as old_feedback
+    from labsupport.exercises import kc08_feedback
+    assert old is kc08 and old_feedback is kc08_feedback
+
+
+def test_old_test_cells_still_grade():
+    """A test cell stored by nbgrader before the renumbering, in a notebook of that release."""
+    nb = nbformat.read(SOLUTION, as_version=4)
+    right = {c.metadata.nbgrader["grade_id"]: c.source for c in nb.cells
+             if c.metadata.get("nbgrader", {}).get("grade_id") in kc08.KEY}
+    assert len(right) == len(kc08.KEY)
+    for item, source in right.items():
+        old = kc08.salt_id(item)
+        ns: dict = {}
+        exec("from labsupport.exercises.kc07 import *\n" + source.replace(item, old), ns)
+        exec(f"check_{old}({old})\ncheck_{old}({old}, hidden=True)", ns)  # the right answer passes
+    ns = {}
+    exec("from labsupport.exercises.kc07 import *\nkc07_13 = 'truncation'", ns)
+    with pytest.raises(AssertionError, match="^kc08_13: not correct yet"):
+        exec("check_kc07_13(kc07_13, hidden=True)", ns)
+
+
+def test_digests_are_still_salted_with_the_old_ids():
+    import hashlib
+    old = hashlib.sha256(b"labsupport-kc07-v1|kc07_05|true").hexdigest()[:20]
+    assert kc08.KEY["kc08_05"].key == (old,) == (kc08.digest("kc08_05", "true"),)
+    assert kc08.digest("kc08_05", "true") != kc08.digest("kc08_02", "true")

@@ -1,2 +1,0 @@
-# A wrong answer to kc07_16: the graded check must reject it.
-kc07_16 = 'they receive the exception'
