@@ -1,4 +1,4 @@
-"""Notebook 06's replicas section: M/G/c theory against the replica simulator, a small
+"""Notebook 07's replicas section: M/G/c theory against the replica simulator, a small
 delay against going at once, and the tail latency of each routing choice under bursts.
 
 Every function runs the virtual-clock simulator (``replica_sim``) and returns rows (dicts)

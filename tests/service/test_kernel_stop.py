@@ -1,4 +1,4 @@
-"""Notebook 06's promise: the service, the load and the dashboard started from a kernel
+"""Notebook 07's promise: the service, the load and the dashboard started from a kernel
 stop when that kernel shuts down — nothing keeps running or holds the port."""
 import nbformat
 import pytest
