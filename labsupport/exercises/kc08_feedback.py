@@ -24,7 +24,7 @@ from pathlib import Path
 from . import kc08
 
 SALT = "labsupport-kc07-explain-v1"
-STATE_ENV = "LABSUPPORT_KC07_STATE"  # where commits are kept (0.2.0's name, kept: trainers set it)
+STATE_ENV = "LABSUPPORT_KC07_STATE"  # where commits are kept (the name of 0.2.0, unchanged)
 
 
 def _stream(item: str, n: int) -> bytes:
