@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 
 .PHONY: help lab install install-test test test-fast doctor release collect autograde feedback grades \
-        bench-batcher bench-padding bench-decode bench-service bench-gpu aiperf lab-settings serve clean \
+        bench-batcher bench-padding bench-decode bench-service bench-gpu bench-peers aiperf peers lab-settings serve clean \
         hub hub-install test-hub
 
 help: ## list the targets
@@ -61,6 +61,27 @@ $(AIPERF_STAMP): requirements-aiperf.txt
 	$(AIPERF_VENV)/bin/pip install -q -r requirements-aiperf.txt
 	$(AIPERF_VENV)/bin/aiperf --version >/dev/null
 	touch $@
+
+# Peers for `labsupport bench peers`: each in its own venv under .peers/ (PyTriton pins
+# numpy<2); opt-in, never installed by `make test`. Installed one after another.
+PEERS_DIR := .peers
+PEER_RAY_STAMP := $(PEERS_DIR)/ray/.installed
+PEER_PYTRITON_STAMP := $(PEERS_DIR)/pytriton/.installed
+
+peers: $(PEER_RAY_STAMP) $(PEER_PYTRITON_STAMP) ## Ray Serve 2.60 and PyTriton 0.7.0, each in its own venv under .peers/ (~3-5 min)
+$(PEER_RAY_STAMP): requirements-peers-ray.txt
+	test -x $(PEERS_DIR)/ray/bin/python || python3 -m venv $(PEERS_DIR)/ray
+	$(PEERS_DIR)/ray/bin/pip install -q -r requirements-peers-ray.txt
+	$(PEERS_DIR)/ray/bin/python -c "import ray.serve"
+	touch $@
+$(PEER_PYTRITON_STAMP): requirements-peers-pytriton.txt | $(PEER_RAY_STAMP)
+	test -x $(PEERS_DIR)/pytriton/bin/python || python3 -m venv $(PEERS_DIR)/pytriton
+	$(PEERS_DIR)/pytriton/bin/pip install -q -r requirements-peers-pytriton.txt
+	$(PEERS_DIR)/pytriton/bin/python -c "import pytriton.triton"
+	touch $@
+
+bench-peers: install peers ## JSON + PNG: Ray Serve, PyTriton and the lab's batcher, same toy model and load
+	$(PY) -m labsupport.cli bench peers
 
 doctor: install ## check versions, device, model files and data
 	$(PY) -m labsupport.cli doctor
@@ -121,4 +142,4 @@ test-hub: install-test hub-install ## root: the hub walk-through (trainer + 3 st
 	$(PY) -m pytest -q tests/hub
 
 clean: ## remove the venv and generated grading folders
-	rm -rf $(VENV) $(AIPERF_VENV) $(LAB_SETTINGS) autograde/submitted autograde/autograded autograde/feedback autograde/gradebook.db
+	rm -rf $(VENV) $(AIPERF_VENV) $(PEERS_DIR) $(LAB_SETTINGS) autograde/submitted autograde/autograded autograde/feedback autograde/gradebook.db

@@ -13,6 +13,7 @@ import asyncio
 import json
 import sys
 from dataclasses import dataclass, field
+from typing import Callable
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -149,8 +150,11 @@ class _Stale(ConnectionError):
 
 async def run_load(url: str, requests: list[Request], *, pattern: str = "custom",
                    max_duration_s: float = 30.0, timeout_s: float = 30.0,
-                   progress: bool = False) -> LoadResult:
-    """Send ``requests`` open loop to ``url``/embed; stop scheduling after ``max_duration_s``."""
+                   progress: bool = False, path: str = "/embed",
+                   body: Callable[[Request], bytes] | None = None) -> LoadResult:
+    """Send ``requests`` open loop to ``url`` + ``path`` (default ``/embed`` with the lab's
+    ``{"input": text}``; ``body(request)`` builds another API's bytes, e.g. a peer's); stop
+    scheduling after ``max_duration_s``."""
     url = check_loopback(url)
     check_int("requests", len(requests), 1, MAX_REQUESTS)
     check_float("max_duration_s", max_duration_s, 0.0, MAX_DURATION_S, lo_open=True)
@@ -163,9 +167,9 @@ async def run_load(url: str, requests: list[Request], *, pattern: str = "custom"
 
     async def one(r: Request, due: float) -> None:
         lag = (loop.time() - due) * 1000.0
-        body = json.dumps({"input": text_of(r.length, r.id)}).encode()
+        data = body(r) if body else json.dumps({"input": text_of(r.length, r.id)}).encode()
         try:
-            code, _ = await client.request("POST", "/embed", body)
+            code, _ = await client.request("POST", path, data)
         except (OSError, asyncio.TimeoutError, ValueError, IndexError) as exc:
             code, kind = 0, type(exc).__name__
             res.errors[kind] = res.errors.get(kind, 0) + 1

@@ -1,0 +1,66 @@
+"""The Ray Serve peer of ``labsupport bench peers``: the lab's toy model (sleep a + b·n, in
+a worker thread like the lab's runtime) behind ``@serve.batch``, on ``POST /embed``.
+
+Run with the Ray venv's python (``make peers`` → ``.peers/ray``) and ``PYTHONPATH`` at the
+repository (it imports only ``labsupport.costs``: stdlib + numpy)::
+
+    .peers/ray/bin/python labsupport/benches/peers/ray_server.py --port 8123 \\
+        --max-batch 32 --max-delay-ms 5 --fixed-ms 5 --per-item-ms 0.2
+
+Prints ``READY <port>`` when it answers; SIGTERM stops Serve, then Ray.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import threading
+
+from labsupport.costs import ServiceModel, fake_model
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--max-batch", type=int, default=32, help="@serve.batch max_batch_size")
+    ap.add_argument("--max-delay-ms", type=float, default=5.0,
+                    help="@serve.batch batch_wait_timeout_s, in ms")
+    ap.add_argument("--fixed-ms", type=float, default=5.0)
+    ap.add_argument("--per-item-ms", type=float, default=0.2)
+    ap.add_argument("--cpus", type=int, default=2, help="ray.init num_cpus")
+    a = ap.parse_args(argv)
+
+    import ray
+    from ray import serve
+
+    model = fake_model(ServiceModel(a.fixed_ms, a.per_item_ms), spin_ms=0.2)
+
+    # max_ongoing_requests defaults to 5, which caps every batch at 5: allow 2 full batches
+    @serve.deployment(max_ongoing_requests=max(2 * a.max_batch, 5), num_replicas=1,
+                      ray_actor_options={"num_cpus": 0})
+    class Toy:
+        @serve.batch(max_batch_size=a.max_batch, batch_wait_timeout_s=a.max_delay_ms / 1000)
+        async def run(self, items: list) -> list:
+            return await asyncio.to_thread(model, items)  # compute off the loop, as the lab
+
+        async def __call__(self, request) -> dict:
+            body = await request.json()
+            return {"output": await self.run(body["input"])}
+
+    ray.init(num_cpus=a.cpus, include_dashboard=False, log_to_driver=False,
+             _node_ip_address="127.0.0.1", configure_logging=False)
+    serve.start(http_options={"host": "127.0.0.1", "port": a.port})
+    serve.run(Toy.bind(), route_prefix="/embed", blocking=False)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    print(f"READY {a.port}", flush=True)
+    stop.wait()
+    serve.shutdown()
+    ray.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
