@@ -124,15 +124,17 @@ class HttpClient:
         if not status_line:
             raise _Stale()
         status = int(status_line.split()[1])
-        length, close = 0, False
+        length, close, chunked = 0, False, False
         while (line := await reader.readline()) not in (b"\r\n", b""):
             name, _, value = line.decode("latin-1").partition(":")
-            name = name.strip().lower()
+            name, value = name.strip().lower(), value.strip().lower()
             if name == "content-length":
                 length = int(value)
-            elif name == "connection" and value.strip().lower() == "close":
+            elif name == "connection" and value == "close":
                 close = True
-        data = await reader.readexactly(length)
+            elif name == "transfer-encoding" and value == "chunked":
+                chunked = True  # e.g. Ray Serve's proxy streams every response
+        data = await (_read_chunked(reader) if chunked else reader.readexactly(length))
         if close:
             writer.close()
         else:
@@ -142,6 +144,16 @@ class HttpClient:
     async def aclose(self) -> None:
         while self._idle:
             self._idle.pop()[1].close()
+
+
+async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+    """A ``Transfer-Encoding: chunked`` body: hex size line, data, CRLF; size 0 ends it."""
+    parts = []
+    while (size := int((await reader.readline()).split(b";")[0], 16)):
+        parts.append(await reader.readexactly(size + 2))
+    while (await reader.readline()) not in (b"\r\n", b""):
+        pass  # trailers
+    return b"".join(p[:-2] for p in parts)
 
 
 class _Stale(ConnectionError):
