@@ -21,14 +21,18 @@ from ...paths import REPO
 from ...serving.net import free_socket
 
 HERE = Path(__file__).resolve().parent
-PEERS_DIR = Path(os.environ.get("LAB_PEERS_DIR", REPO / ".peers"))
 SCRIPTS = {"ray_serve": ("ray", "ray_server.py"), "pytriton": ("pytriton", "pytriton_server.py")}
 HINT = "not installed: run `make peers` (Ray Serve and PyTriton, each in its own venv under .peers/)"
 
 
+def peers_dir() -> Path:
+    """Where ``make peers`` puts the venvs (``$LAB_PEERS_DIR``, default ``.peers/``)."""
+    return Path(os.environ.get("LAB_PEERS_DIR", REPO / ".peers"))
+
+
 def peer_python(peer: str) -> Path | None:
     """The python of ``peer``'s venv (``.peers/<venv>/bin/python``) if installed, else None."""
-    venv = PEERS_DIR / SCRIPTS[peer][0]
+    venv = peers_dir() / SCRIPTS[peer][0]
     py = venv / "bin" / "python"
     return py if py.exists() and (venv / ".installed").exists() else None
 
