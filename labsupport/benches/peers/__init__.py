@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 from ...paths import REPO
@@ -35,8 +36,8 @@ def verdict(peers: dict, cfg: PeersConfig) -> dict:
             continue
         for peer, k in (("pytriton", 2.0), ("ray_serve", 7.0)):
             ratio = round(frac[lab] / frac[peer], 2) if frac.get(peer) else None
-            out[f"{lab}_over_{peer}"] = {"ratio": ratio, "met": None if ratio is None
-                                         else bool(ratio >= k)}
+            out[f"{lab}_over_{peer}"] = {"ratio": ratio, "goal": f">= {k:g}x",
+                                         "met": None if ratio is None else bool(ratio >= k)}
         out[f"{lab}_light_p50_ms"] = {"p50": p50[lab], "limit": s1 + 1,
                                       "met": bool(p50[lab] is not None and p50[lab] <= s1 + 1)}
     for peer in ("pytriton", "ray_serve"):
@@ -85,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
             peers[name] = measure(name, cfg)
         except Exception as exc:  # one peer failing must not lose the others' figures
             peers[name] = {"error": f"{type(exc).__name__}: {exc}"[-1500:]}
-    result = {"bench": "peers", "config": config_json(cfg), "cpus": os.cpu_count(),
+    result = {"bench": "peers", "created_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+              "config": config_json(cfg), "cpus": os.cpu_count(),
               "loadavg": [round(x, 2) for x in os.getloadavg()], "peers": peers,
               "goals": GOALS, "met": verdict(peers, cfg),
               "note": "latency from each request's scheduled send (open loop); cpu in "

@@ -51,3 +51,21 @@ def save(result: dict, path: Path) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     FigureCanvasAgg(figure(result)).print_png(str(path))
     return path
+
+
+def rows(result: dict) -> list[dict]:
+    """One table row per peer: the figures and, beside each, the rest of the box's CPU."""
+    s1 = result["config"]["service_1_ms"]
+    out = []
+    for name, r in result["peers"].items():
+        if "saturation" not in r:
+            out.append({"peer": name, "note": r.get("skipped") or r.get("error")})
+            continue
+        sat, light = r["saturation"], r["light"]
+        out.append({"peer": name, "saturation / ideal": sat["fraction_of_ideal"],
+                    "other CPU meanwhile (cores)": sat["cpu"]["other_cores"],
+                    "light p50 ms": light["latency_ms"]["p50"],
+                    "p50 - service(1) ms": round(light["latency_ms"]["p50"] - s1, 2),
+                    "light p99 ms": light["latency_ms"]["p99"],
+                    "other CPU at light load (cores)": light["cpu"]["other_cores"]})
+    return out
