@@ -140,3 +140,21 @@ def test_peer_smoke_run(peer):
     assert light["latency_ms"]["p50"] >= SMOKE.model.cost(1)  # a real model ran
     assert sat["ok"] > 0 and 0 < sat["fraction_of_ideal"] <= 1.05
     assert light["cpu"]["peer_cores"] > 0  # the peer's process tree was found and measured
+
+
+def test_sleep_until_is_never_early_and_not_a_millisecond_late():
+    """``asyncio.sleep`` wakes up to 1 ms late (epoll's ms timeout): on a scheduled-send
+    clock that ms is charged to the server. ``sleep_until`` yields the last 1.5 ms."""
+    from labsupport.serving.loadgen import sleep_until
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        late = []
+        for k in range(30):
+            when = loop.time() + 0.003 + 0.0001 * k
+            await sleep_until(when)
+            late.append(loop.time() - when)
+        return sorted(late)
+    late = asyncio.run(go())
+    assert late[0] >= 0.0  # never before its time
+    assert late[len(late) // 2] < 0.0006, late  # a plain sleep's median is ~1 ms

@@ -15,9 +15,9 @@ import json
 import time
 from dataclasses import asdict, dataclass
 
-from ...batching.runtime import MicroBatcher
+from ...batching.runtime import MicroBatcher, QueueFull
 from ...costs import ServiceModel, fake_model
-from ...serving.loadgen import LoadResult, run_load, schedule
+from ...serving.loadgen import LoadResult, run_load, schedule, sleep_until
 from ...validate import check_float, check_int
 from .procs import CpuMeter, start_peer
 
@@ -87,6 +87,8 @@ async def run_inprocess(mb: MicroBatcher, reqs, timeout_s: float) -> LoadResult:
         try:
             await asyncio.wait_for(mb.submit(r.id), timeout_s)
             code = 200
+        except QueueFull:
+            code = 429  # as the service would answer
         except asyncio.TimeoutError:
             code = 0
             res.errors["TimeoutError"] = res.errors.get("TimeoutError", 0) + 1
@@ -96,8 +98,7 @@ async def run_inprocess(mb: MicroBatcher, reqs, timeout_s: float) -> LoadResult:
     tasks = []
     for r in reqs:
         due = t0 + (r.arrival - reqs[0].arrival) / 1000.0
-        if due > loop.time():
-            await asyncio.sleep(due - loop.time())
+        await sleep_until(due)
         tasks.append(asyncio.create_task(one(r, due)))
     await asyncio.gather(*tasks)
     res.wall_s = loop.time() - t0
