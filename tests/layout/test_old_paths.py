@@ -111,3 +111,26 @@ def test_split_old_module_says_which_new_ones_to_run():
     r = _run_m("labsupport.padding")
     assert r.returncode != 0
     assert "batching.shapes" in r.stderr and "batching.plans" in r.stderr
+
+
+# ---- 0.1.0 names that moved inside a module -------------------------------------------
+def test_old_service_parse_embed_returns_text_token_pairs():
+    from labsupport.service import BadInput, FakeEncoder, Limits, parse_embed
+    model = FakeEncoder()
+    assert parse_embed(b'{"input": ["a b", "c"]}', model, Limits()) == [("a b", 4), ("c", 3)]
+    with pytest.raises(BadInput, match="input"):
+        parse_embed(b'{"input": []}', model, Limits())
+    with pytest.raises(BadInput, match="at most 10"):
+        parse_embed(b'{"input": "a long text"}', model, Limits(max_body_bytes=10))
+
+
+def test_old_service_stats_parse_prometheus_reads_the_service_registry():
+    from prometheus_client import CollectorRegistry, Counter, generate_latest
+    from labsupport.service_stats import parse_prometheus
+    r = CollectorRegistry()
+    c = Counter("lab_requests", "by outcome", ["outcome"], registry=r)
+    c.labels("ok").inc(3)
+    c.labels("rejected").inc()
+    m = parse_prometheus(generate_latest(r).decode())
+    assert m['lab_requests_total{outcome="ok"}'] == 3.0
+    assert m['lab_requests_total{outcome="rejected"}'] == 1.0
