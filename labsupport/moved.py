@@ -4,7 +4,8 @@ Students' notebooks and nbgrader's stored test cells import ``labsupport.policie
 ``labsupport.padding`` and friends; this finder answers those names with the module that
 now holds the code (the very same module object, so monkeypatching and ``isinstance``
 behave). A name mapped to several modules (``padding`` was split in two) gets a small
-module that re-exports each of them. New code imports the new paths.
+module that re-exports each of them. ``python -m <old path>`` runs the new module as
+``__main__`` (its own package, file and spec). New code imports the new paths.
 """
 from __future__ import annotations
 
@@ -53,6 +54,20 @@ class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if head == __package__ and old in MOVED:
             return importlib.util.spec_from_loader(fullname, self)
         return None
+
+    def is_package(self, fullname: str) -> bool:
+        return False
+
+    def get_code(self, fullname: str) -> types.CodeType:
+        """What runpy executes for ``python -m <old path>``: the new module, run as
+        ``__main__`` under its own name, so relative imports and ``__file__`` are right."""
+        old = fullname.split(".", 1)[1]
+        if len(MOVED[old]) != 1:
+            raise ImportError(f"{fullname} was split into {', '.join(MOVED[old])}; "
+                              "run one of those with python -m", name=fullname)
+        new = f"{__package__}.{MOVED[old][0]}"
+        return compile(f"import runpy\nrunpy.run_module({new!r}, run_name='__main__', "
+                       "alter_sys=True)\n", f"<{fullname} moved to {new}>", "exec")
 
     def create_module(self, spec):
         old = spec.name.split(".", 1)[1]

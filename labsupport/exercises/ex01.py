@@ -10,6 +10,7 @@ from ..queueing import md1_wait_ms
 from ..costs import ServiceModel
 from ..sim.simulator import simulate
 from ..traffic import poisson
+from .guard import require_callable
 
 # (policy, rate_per_s, n, seed, max_batch): a naive run and a batched one
 _RUNS = [("naive", 60, 400, 11, 1), ("work_conserving", 400, 600, 12, 8),
@@ -29,8 +30,7 @@ def _runs(hidden: bool):
 def check_ex01_1(obj, hidden: bool = False) -> None:
     """``obj(res) -> float``: the executor's busy share from first arrival to last finish."""
     ex = "ex01_1"
-    if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function utilisation itself")
+    require_callable(ex, obj, "utilisation")
     for k in _runs(hidden):
         res = _res(k)
         got = obj(res)
@@ -53,8 +53,7 @@ def check_ex01_1(obj, hidden: bool = False) -> None:
 def check_ex01_2(obj, hidden: bool = False) -> None:
     """``obj(res) -> {"p50": ms, "p99": ms}`` of the per-request latency."""
     ex = "ex01_2"
-    if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function latency_percentiles itself")
+    require_callable(ex, obj, "latency_percentiles")
     for k in _runs(hidden):
         res = _res(k)
         got = obj(res)
@@ -74,8 +73,7 @@ def check_ex01_2(obj, hidden: bool = False) -> None:
 def check_ex01_3(obj, hidden: bool = False) -> None:
     """``obj(rate_per_s, service_ms) -> ms``: mean M/D/1 queueing wait, inf past capacity."""
     ex = "ex01_3"
-    if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function md1_wait_ms itself")
+    require_callable(ex, obj, "md1_wait_ms")
     cases = [(50.0, 10.0), (80.0, 10.0), (20.0, 25.0)] if not hidden else \
         [(90.0, 10.0), (5.0, 100.0), (300.0, 3.0), (1.0, 1.0)]
     for rate, s in cases:

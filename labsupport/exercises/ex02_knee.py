@@ -10,6 +10,7 @@ from ..metrics import find_knee, percentiles
 from ..costs import ServiceModel
 from ..sim.simulator import simulate
 from ..traffic import poisson
+from .guard import require_callable
 
 
 def reference_sweep(requests, delays_ms, *, policy, max_batch, service) -> np.ndarray:
@@ -28,8 +29,7 @@ _SWEEPS = [  # (rate_per_s, n, seed, max_batch, fixed_ms, per_item_ms, policy, d
 
 def check_ex02_7(obj, hidden: bool = False) -> None:
     ex = "ex02_7"
-    if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function p99_vs_delay itself")
+    require_callable(ex, obj, "p99_vs_delay")
     for rate, n, seed, mb, fx, pi, pol, ds in (_SWEEPS[1:] if hidden else _SWEEPS[:1]):
         reqs = poisson(rate, n, seed=seed)
         svc = ServiceModel(fx, pi)
@@ -56,8 +56,7 @@ def _hockey(x, knee, slope, noise, seed):
 
 def check_ex02_8(obj, hidden: bool = False) -> None:
     ex = "ex02_8"
-    if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function knee_delay itself")
+    require_callable(ex, obj, "knee_delay")
     cases = []
     rate, n, seed, mb, fx, pi, pol, ds = _SWEEPS[0]
     cases.append((ds, reference_sweep(poisson(rate, n, seed=seed), ds, policy=pol,

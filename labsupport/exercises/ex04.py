@@ -12,14 +12,9 @@ from ..batching.policies import Bucketed
 from ..costs import ServiceModel
 from ..sim.simulator import simulate
 from ..traffic import bursty, poisson
-from .guard import bounded
+from .guard import bounded, require_callable as _callable
 
 N_REQUESTS, SEEDS, BURSTINESS = 600, (0, 1), 4.0  # the traffic the ex04_3 check simulates
-
-
-def _callable(ex, obj, name):
-    if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function {name} itself, got {type(obj).__name__}")
 
 
 # ---- ex04_1: mean pooling ----------------------------------------------------------------

@@ -14,8 +14,7 @@ from ..decoder.kvmath import LLAMA3_8B, kv_budget_tokens, kv_bytes_per_token
 from ..decoder.roofline import GPUS, crossover_batch
 from ..decoder.tokentimes import token_metrics
 from . import ex06
-from .ex06 import _callable
-from .guard import bounded
+from .guard import bounded, require_callable as _callable
 
 TARGETS = {"ex05_4": "kv_budget", "ex05_5": "decode_metrics", "ex05_6": "crossover_batch"}
 

@@ -16,17 +16,12 @@ from ..decoder import Sequence, metrics
 from ..decoder.scheduler import kv_admission as ref_kv_admission
 from ..decoder.stepsim import StepCost, simulate
 from ..traffic import Request
-from .guard import bounded
+from .guard import bounded, require_callable as _callable
 from .scheduler_parts import cases as _sched_cases
 from .scheduler_parts import compare
 
 TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_3": "head_to_head",
            "ex06_4": "grow_or_preempt", "ex06_5": "admit_under_budget"}
-
-
-def _callable(ex: str, obj, name: str) -> None:
-    if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function {name} itself, got {type(obj).__name__}")
 
 
 # ---- ex06_1: one iteration: admit, run, retire -------------------------------------------

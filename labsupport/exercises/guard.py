@@ -11,6 +11,12 @@ class TooManySteps(AssertionError):
     pass
 
 
+def require_callable(ex: str, obj, name: str) -> None:
+    """AssertionError naming ``ex`` unless ``obj`` is a function (or other callable)."""
+    if not callable(obj):
+        raise AssertionError(f"{ex}: pass your function {name} itself, got {type(obj).__name__}")
+
+
 def bounded(ex: str, fn, *args, **kw):
     """``fn(*args, **kw)`` with a step limit: an endless loop becomes an AssertionError."""
     steps = 0

@@ -79,11 +79,6 @@ def digest(item: str, phrase: str) -> str:
     return hashlib.sha256(f"{SALT}|{salt_id(item)}|{norm}".encode()).hexdigest()[:20]
 
 
-def _ngrams(words: list[str], n_max: int = 3) -> set[str]:
-    return {" ".join(words[i:i + n]) for n in range(1, n_max + 1)
-            for i in range(len(words) - n + 1)}
-
-
 # A negation cue denies what follows it up to the end of its clause ("not the KV cache but
 # the activations": the KV cache is denied, the activations are not). A synonym phrase that
 # itself starts with the cue ("never resolved") is the concept, not its denial.

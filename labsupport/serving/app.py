@@ -36,6 +36,7 @@ from ..costs import ServiceModel
 from .embed_core import BadInput
 from .net import HOST, free_socket, pid_alive
 from .stats import ServiceMetrics
+from .tei_api import parse_embed  # noqa: F401 (0.1.0's labsupport.service.parse_embed)
 from ..validate import check_choice, check_int
 
 CONFIG_KNOBS = ("max_batch", "max_delay_ms", "max_queue", "policy")

@@ -10,6 +10,7 @@ from collections import Counter as TallyCounter, deque
 import numpy as np
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 
 from ..metrics import percentiles
 
@@ -145,3 +146,14 @@ def rss_bytes() -> int:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return 0
+
+
+def parse_prometheus(text: str) -> dict[str, float]:
+    """``{"name{label="v",…}": value}`` for every sample of a ``/metrics`` text, read by
+    ``prometheus_client``'s parser (labels sorted; 0.1.0's ``service_stats.parse_prometheus``)."""
+    out = {}
+    for fam in text_string_to_metric_families(text):
+        for s in fam.samples:
+            labels = ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items()))
+            out[s.name + (f"{{{labels}}}" if labels else "")] = s.value
+    return out

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from starlette.requests import Request  # module level: FastAPI resolves annotations
 
-from .embed_core import BadInput, Parsed, check_texts, load_json, \
+from .embed_core import BadInput, Parsed, _too_big, check_texts, load_json, \
     retry_headers, run_embed
 
 TEI_FIELDS = {"inputs", "normalize", "truncate", "truncation_direction", "prompt_name"}
@@ -70,6 +70,14 @@ def parse_embed_body(body: bytes, model, max_items: int) -> Parsed:
     if isinstance(data, dict) and "inputs" in data:
         return parse_tei(data, model, max_items)
     return parse_lab(data, model, max_items)
+
+
+def parse_embed(body: bytes, model, limits) -> list[tuple[str, int]]:
+    """0.1.0's ``labsupport.service.parse_embed``: ``[(text, tokens), …]`` from an ``/embed``
+    body, checked against ``limits`` (``max_body_bytes``, ``max_items``), else ``BadInput``."""
+    if len(body) > limits.max_body_bytes:
+        raise _too_big(len(body), limits.max_body_bytes)
+    return parse_embed_body(body, model, limits.max_items).items
 
 
 def router(svc):

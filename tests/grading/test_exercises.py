@@ -60,3 +60,18 @@ def _manual(ex_id: str, source: str) -> None:
         assert len(text.split()) >= 20, f"{ex_id}: give the trainer a model answer"
     else:
         assert text == "YOUR ANSWER HERE"
+
+
+
+FUNCTION_CHECKS = [  # checks whose target is a function share one guard (exercises.guard)
+    ("ex01", "ex01_1", "utilisation"), ("ex02_knee", "ex02_7", "p99_vs_delay"),
+    ("ex03", "ex03_1", "pad_batch"), ("ex04", "ex04_1", "mean_pool"),
+    ("ex05", "ex05_4", "kv_budget"), ("ex06", "ex06_1", "schedule_step")]
+
+
+@pytest.mark.parametrize("module, ex, name", FUNCTION_CHECKS)
+def test_a_non_function_answer_is_named_not_crashed(module, ex, name):
+    import importlib
+    check = getattr(importlib.import_module(f"labsupport.exercises.{module}"), f"check_{ex}")
+    with pytest.raises(AssertionError, match=rf"^{ex}: pass your function {name} itself, got int"):
+        check(42)
