@@ -81,6 +81,16 @@ class AutogradeExecute(Execute):
 
     max_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
 
+    def on_comm_open_jupyter_widget(self, msg):
+        """No front end here, so no stand-in for the Output widget either.
+
+        nbclient's stand-in answers every output it captures with a comm message on the
+        shell socket, and a cell that draws into an Output widget (``interactive_output``,
+        ``with out: display(…)``) could then wait out Execute.timeout (60 s). Without it the
+        outputs land in the cell itself; widget state is still recorded.
+        """
+        return None
+
     async def async_start_new_kernel(self, **kwargs):
         env = dict(kwargs.pop("env", None) or os.environ)
         env.update(LAB_AUTOGRADE="1", MPLBACKEND=env.get("MPLBACKEND", "Agg"))
