@@ -25,6 +25,7 @@ _API = {
     "make_policy": "batching.policies", "POLICIES": "batching.policies",
     "Dispatch": "batching.policies", "Wait": "batching.policies",
     "Policy": "batching.policies", "Bucketed": "batching.policies",
+    "Adaptive": "batching.adaptive",
     "load_encoder": "encoder", "Encoder": "encoder",
     "simulate": "sim", "SimResult": "sim", "ServiceModel": "costs",
     "MicroBatcher": "batching.runtime", "QueueFull": "batching.runtime",

@@ -17,11 +17,13 @@ class BatchConfig:
     max_queue: int = 256       # ≈1–2 s of MiniLM work on a laptop: past it a 429 beats a timeout
     max_tokens: int | None = None  # padded-token budget per batch (None: no budget)
     edges: tuple[int, ...] | None = None  # bucket edges (tokens) for "bucketed"; None: default
+    slo_p99_ms: float = 100.0  # latency target for "adaptive": a typical interactive embedding SLO
 
     def __post_init__(self):
         self.max_batch = check_int("max_batch", self.max_batch, 1, 4096)
         self.max_delay_ms = check_float("max_delay_ms", self.max_delay_ms, 0.0, 60_000.0)
         self.max_queue = check_int("max_queue", self.max_queue, 1)
+        self.slo_p99_ms = check_float("slo_p99_ms", self.slo_p99_ms, 0.1, 60_000.0)
         if self.max_tokens is not None:
             self.max_tokens = check_int("max_tokens", self.max_tokens, 1)
         if self.edges is not None:

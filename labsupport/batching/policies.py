@@ -59,6 +59,30 @@ class Policy:
     def decide(self, queue: Sequence[Queued], now: float, busy: bool) -> Dispatch | Wait:
         raise NotImplementedError
 
+    def seal(self, queue: Sequence[Queued], now: float) -> Dispatch | None:
+        """Asked while the executor is busy: the next batch, if it is already decided (no
+        arrival before the executor frees could change it), so an engine can hand it to
+        the executor ahead of time; else None. Default: never sealed early."""
+        return None
+
+    def closed(self, queue: Sequence[Queued], batch: Dispatch) -> bool:
+        """True when ``batch`` (a head of ``queue``) cannot grow: it holds ``max_batch``
+        requests or stopped at the token budget before the end of the queue."""
+        n = len(batch.indices)
+        return n >= self.cfg.max_batch or n < len(queue)
+
+    def sealed_head(self, queue: Sequence[Queued]) -> Dispatch | None:
+        """``head(queue)`` when it is closed (see ``closed``), else None; cheap when the
+        queue is too short to fill a batch and there is no token budget."""
+        if not queue or (len(queue) < self.cfg.max_batch and self.cfg.max_tokens is None):
+            return None
+        batch = self.head(queue)
+        return batch if self.closed(queue, batch) else None
+
+    def observe(self, size: int, padded_tokens: int, ms: float) -> None:
+        """An executed batch (``size`` requests, ``padded_tokens``, ``ms`` service time);
+        policies that learn the service time use it, the others ignore it."""
+
     def padded_tokens(self, batch: Sequence[Queued]) -> int:
         """Tokens a batch computes when rows pad to its longest: n × longest."""
         return padded_tokens([item.length for item in batch])
@@ -134,6 +158,9 @@ class Early(Policy):
             return self.head(queue)
         return Wait(due)
 
+    def seal(self, queue, now):
+        return self.head(queue) if len(queue) >= self.cfg.max_batch else None
+
 
 class WorkConserving(Policy):
     """Never idle with work waiting: an idle executor takes the oldest requests now; while
@@ -144,6 +171,9 @@ class WorkConserving(Policy):
     def decide(self, queue, now, busy):
         return WAIT if busy or not queue else self.head(queue)
 
+    def seal(self, queue, now):
+        return self.sealed_head(queue)
+
 
 POLICIES: dict[str, type[Policy]] = {
     p.name: p for p in (Naive, Window, Early, WorkConserving)}
@@ -152,7 +182,7 @@ POLICIES: dict[str, type[Policy]] = {
 def make_policy(policy: str | Policy = "work_conserving", cfg: BatchConfig | None = None,
                 **knobs) -> Policy:
     """A policy by name (``naive``, ``window``, ``early``, ``work_conserving``,
-    ``bucketed``, …) built from ``cfg`` and/or ``knobs``, or a ``Policy`` object bound to
+    ``bucketed``, ``adaptive``, …) built from ``cfg`` and/or ``knobs``, or a ``Policy`` object bound to
     them: it is returned as given when they agree with its own ``cfg``, and rejected with a
     ``ValueError`` naming the knob when they do not (never silently ignored)."""
     if isinstance(policy, Policy):

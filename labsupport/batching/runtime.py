@@ -6,7 +6,7 @@
 Guarantees: each result reaches its own caller; a model that raises fails only its batch
 (and, with ``isolate_errors``, only the poison request); a wrong number of outputs is an
 error for every caller of that batch, never a silent drop; cancelled callers leave the
-queue before their batch runs; a full queue rejects at once; ``close()`` finishes or
+queue before their batch is sealed (and are never answered after); a full queue rejects at once; ``close()`` finishes or
 rejects every pending request. A sync ``infer_fn`` runs in a worker thread, so the event
 loop keeps accepting requests while the model computes.
 """
@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import time
-from collections import Counter, deque
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Sequence
 
 from .config import BatchConfig
 from .policies import Dispatch, Policy, make_policy, take
+from .records import BatcherStats, BatchRecord  # noqa: F401  (public here too)
 
 
 class QueueFull(RuntimeError):
@@ -36,37 +36,16 @@ class BatchSizeMismatch(RuntimeError):
     """``infer_fn`` returned a different number of outputs than it was given inputs."""
 
 
+def _failed(fut: asyncio.Future) -> bool:
+    return fut.cancelled() or fut.exception() is not None
+
+
 @dataclass(slots=True)
 class _Pending:
     item: Any
     arrival: float  # ms on the loop's clock
     length: int
     future: asyncio.Future
-
-
-@dataclass
-class BatchRecord:
-    """One executed batch: sizes, padded/real tokens, and the requests' waits (ms)."""
-    size: int
-    padded_tokens: int
-    real_tokens: int
-    start_ms: float
-    end_ms: float
-    waits_ms: list[float]
-    ok: bool
-
-
-@dataclass
-class BatcherStats:
-    """Counters a dashboard or a test can read. ``history`` keeps the last batches."""
-    submitted: int = 0
-    completed: int = 0
-    failed: int = 0
-    rejected: int = 0
-    cancelled: int = 0
-    batches: int = 0
-    batch_sizes: Counter = field(default_factory=Counter)
-    history: deque = field(default_factory=lambda: deque(maxlen=2048))
 
 
 class MicroBatcher:
@@ -79,14 +58,16 @@ class MicroBatcher:
     and its policy then share one ``BatchConfig``, so ``reconfigure`` reaches the policy.
     ``length_fn(item) -> tokens`` feeds length-aware policies (default: every item is 1).
     ``isolate_errors``: when a batch raises, retry its requests one by one so that only
-    the failing request gets the exception."""
+    the failing request gets the exception. ``preseal``: while a batch runs, hand the
+    next one to the worker as soon as the policy seals it (``Policy.seal``), so it starts
+    the moment the running one ends (False: each batch is decided when the last one ends, as before 0.3; for comparison)."""
 
     def __init__(self, infer_fn: Callable[[list], Sequence | Awaitable[Sequence]],
                  config: BatchConfig | None = None, *,
                  policy: str | Policy = "work_conserving", max_batch: int | None = None,
                  max_delay_ms: float | None = None, max_queue: int | None = None,
                  max_tokens: int | None = None, length_fn: Callable[[Any], int] | None = None,
-                 isolate_errors: bool = True):
+                 isolate_errors: bool = True, preseal: bool = True):
         if not callable(infer_fn):
             raise TypeError(f"infer_fn must be callable, got {infer_fn!r}")
         given = {k: v for k, v in (("max_batch", max_batch), ("max_delay_ms", max_delay_ms),
@@ -97,6 +78,7 @@ class MicroBatcher:
         self.infer_fn = infer_fn
         self.length_fn = length_fn
         self.isolate_errors = isolate_errors
+        self.preseal = bool(preseal)
         self.stats = BatcherStats()
         self._async = inspect.iscoroutinefunction(infer_fn)
         self._queue: deque[_Pending] = deque()
@@ -105,6 +87,7 @@ class MicroBatcher:
         self._pool: ThreadPoolExecutor | None = None
         self._closing = False
         self._drain = True
+        self._last_end = 0.0  # loop ms when the last batch was seen to end
 
     # ---- knobs ----------------------------------------------------------------------
     def reconfigure(self, **knobs) -> BatchConfig:
@@ -177,10 +160,26 @@ class MicroBatcher:
     # ---- the scheduler --------------------------------------------------------------
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
+        running = sealed = None  # (batch, future, launch ms): executing / handed over next
         try:
             while True:
                 self._wake.clear()
                 self._drop_cancelled()
+                if running is not None:
+                    if running[1].done():
+                        if sealed is not None and _failed(running[1]):
+                            await asyncio.wait([sealed[1]])  # retries run after it, in order
+                        await self._finish(*running, loop)
+                        running, sealed = sealed, None
+                        continue
+                    if sealed is None and self._queue and self.preseal:  # pre-seal: no handoff gap later
+                        s = self.policy.seal(self._queue, loop.time() * 1000.0)
+                        if s is not None:
+                            sealed = self._launch(take(self._queue, s, self.policy), loop,
+                                                  after=running[1])
+                            continue
+                    await self._wake.wait()
+                    continue
                 if self._closing and (not self._queue or not self._drain):
                     break
                 if not self._queue:
@@ -190,7 +189,7 @@ class MicroBatcher:
                 d = self.policy.head(self._queue) if self._closing else \
                     self.policy.decide(self._queue, now, False)
                 if isinstance(d, Dispatch):
-                    await self._execute(take(self._queue, d, self.policy), loop)
+                    running = self._launch(take(self._queue, d, self.policy), loop)
                     continue
                 timeout = None if d.until is None else max(0.0, (d.until - now) / 1000.0)
                 try:
@@ -198,10 +197,30 @@ class MicroBatcher:
                 except asyncio.TimeoutError:
                     pass
         except BaseException as exc:  # a policy bug must not leave callers hanging
-            self._fail_all(exc if isinstance(exc, Exception) else BatcherClosed("cancelled"))
+            err = exc if isinstance(exc, Exception) else BatcherClosed("cancelled")
+            for held in (running, sealed):
+                for p in held[0] if held else ():
+                    self._settle(p, exc=err)
+            self._fail_all(err)
             raise
         finally:
             self._fail_all(BatcherClosed("batcher closed without draining"))
+
+    def _launch(self, batch: list[_Pending], loop, after: asyncio.Future | None = None):
+        """Hand ``batch`` to the executor now; with ``after`` (the running batch) it starts
+        the moment that one ends: the one worker thread takes it straight from its queue
+        (an async model awaits ``after`` first). Returns (batch, future, launch ms)."""
+        items = [p.item for p in batch]
+        if self._async:
+            async def chained():
+                if after is not None:
+                    await asyncio.wait([after])
+                return await self.infer_fn(items)
+            fut = asyncio.ensure_future(chained())
+        else:
+            fut = loop.run_in_executor(self._pool, self.infer_fn, items)
+        fut.add_done_callback(lambda _: self._wake.set())
+        return batch, fut, loop.time() * 1000.0
 
     def _drop_cancelled(self) -> None:
         if any(p.future.done() for p in self._queue):
@@ -216,21 +235,23 @@ class MicroBatcher:
                 p.future.set_exception(exc)
                 self.stats.failed += 1
 
-    async def _call(self, items: list, loop) -> Sequence:
-        if self._async:
-            return await self.infer_fn(items)
-        return await loop.run_in_executor(self._pool, self.infer_fn, items)
-
     async def _execute(self, batch: list[_Pending], loop) -> None:
-        items = [p.item for p in batch]
-        start = loop.time() * 1000.0
+        """Run ``batch`` now and settle its callers (the retry path of ``isolate_errors``)."""
+        await self._finish(*self._launch(batch, loop), loop)
+
+    async def _finish(self, batch: list[_Pending], fut: asyncio.Future, launched: float,
+                      loop) -> None:
+        """Settle the callers of a batch whose future is done, and record it."""
+        if not fut.done():
+            await asyncio.wait([fut])
+        start = max(launched, self._last_end)
         ok = True
         try:
-            outs = await self._call(items, loop)
-            if not hasattr(outs, "__len__") or len(outs) != len(items):
+            outs = fut.result()
+            if not hasattr(outs, "__len__") or len(outs) != len(batch):
                 got = len(outs) if hasattr(outs, "__len__") else type(outs).__name__
                 raise BatchSizeMismatch(f"infer_fn returned {got} outputs for "
-                                        f"{len(items)} inputs; it must return one per input")
+                                        f"{len(batch)} inputs; it must return one per input")
         except BatchSizeMismatch as exc:
             ok = False
             for p in batch:
@@ -246,11 +267,14 @@ class MicroBatcher:
         else:
             for p, out in zip(batch, outs):
                 self._settle(p, out)
-        end = loop.time() * 1000.0
+        end = self._last_end = loop.time() * 1000.0
+        padded = self.policy.padded_tokens(batch)
+        if ok:
+            self.policy.observe(len(batch), padded, end - start)
         self.stats.batches += 1
         self.stats.batch_sizes[len(batch)] += 1
         self.stats.history.append(BatchRecord(
-            len(batch), self.policy.padded_tokens(batch), sum(p.length for p in batch), start, end,
+            len(batch), padded, sum(p.length for p in batch), start, end,
             [start - p.arrival for p in batch], ok))
 
     def _settle(self, p: _Pending, out: Any = None, exc: BaseException | None = None) -> None:

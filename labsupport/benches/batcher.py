@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import time
 
@@ -26,11 +27,11 @@ def toy_model(model: ServiceModel):
 
 
 async def saturation(policy: str, model: ServiceModel, max_batch: int, delay: float,
-                     seconds: float) -> float:
+                     seconds: float, preseal: bool = True) -> float:
     """Completed requests/s with 4×max_batch closed-loop clients that never pause."""
     done = 0
     async with MicroBatcher(toy_model(model), max_batch=max_batch, max_delay_ms=delay,
-                            policy=policy, max_queue=8 * max_batch) as mb:
+                            policy=policy, max_queue=8 * max_batch, preseal=preseal) as mb:
         stop = time.perf_counter() + seconds
 
         async def client(k: int):
@@ -96,17 +97,21 @@ def main(argv: list[str] | None = None) -> int:
     for name in POLICIES:
         if name == "bucketed":
             continue  # length-aware; measured by `bench padding`
-        rps = asyncio.run(saturation(name, model, a.max_batch, 20.0, secs))
+        rps = asyncio.run(saturation(name, model, a.max_batch, 20.0, secs))  # pre-sealed
         out["saturation_fraction"][name] = round(rps / ideal, 4)
         out["idle_latency_ms"][name] = round(asyncio.run(
             idle_latency(name, model, 20.0, 5 if a.quick else 25)), 3)
     out["idle_latency_ms"]["service_1_ms"] = model.cost(1)
+    # before/after pre-sealing, side by side in this run (same model, same clients)
+    out["saturation_fraction"]["work_conserving_no_preseal"] = round(asyncio.run(saturation(
+        "work_conserving", model, a.max_batch, 20.0, secs, preseal=False)) / ideal, 4)
     out["cpu_us_per_request"] = round(asyncio.run(
         cpu_per_request(5_000 if a.quick else 50_000)), 2)
     n = 10_000 if a.quick else 100_000
     out["sim_seconds_per_100k"] = {p: round(sim_speed(n, model, p) * 100_000 / n, 3)
                                    for p in ("work_conserving", "window")}
     wc = "work_conserving"
+    out["load_avg"] = [round(x, 2) for x in os.getloadavg()]
     out["met"] = {
         "work_conserving_saturation_fraction": out["saturation_fraction"][wc] >= 0.97,
         "work_conserving_idle_latency_ms": out["idle_latency_ms"][wc] <= model.cost(1) + 1,

@@ -166,7 +166,9 @@ def simulate(traffic: Sequence[Request] | ClosedLoop, policy: Policy | str = "wo
     given by name, and must agree with it when it is an object (see ``make_policy``).
     The clock jumps from event to event: an arrival, a batch's completion, or the time the
     policy asked to be woken at. At each, the policy decides; one executor runs one batch
-    at a time for ``service.cost(n, padded tokens)`` ms."""
+    at a time for ``service.cost(n, padded tokens)`` ms. While it runs, a batch the policy
+    seals (``Policy.seal``) is taken from the queue and starts the moment the executor
+    frees, as in the runtime; each executed batch is reported to ``Policy.observe``."""
     policy = make_policy(policy, **knobs)
     policy.reset()
     service = service or ServiceModel()
@@ -174,11 +176,23 @@ def simulate(traffic: Sequence[Request] | ClosedLoop, policy: Policy | str = "wo
     rec = _Records(source.total)
     queue: deque[Request] = deque()
     running: list[Request] = []
+    sealed: list[Request] = []  # the next batch, handed over while one runs (Policy.seal)
     busy_until, wake = math.inf, math.inf
+
+    def start(batch: list[Request], t: float) -> float:
+        padded = policy.padded_tokens(batch)
+        ms = service.cost(len(batch), padded)
+        rec.batch([source.slot[r.id] for r in batch], batch, t, t + ms, padded)
+        policy.observe(len(batch), padded, ms)
+        return t + ms
+
     while (t := min(source.next_arrival(), busy_until, wake)) < math.inf:
         if busy_until <= t:
             source.completed(running, t)
             running, busy_until = [], math.inf
+            if sealed:
+                running, sealed = sealed, []
+                busy_until = start(running, t)
         queue.extend(source.arrivals(t))
         wake = math.inf
         d = policy.decide(queue, t, busy_until < math.inf) if queue else None
@@ -186,10 +200,11 @@ def simulate(traffic: Sequence[Request] | ClosedLoop, policy: Policy | str = "wo
             if busy_until < math.inf:
                 raise RuntimeError(f"{policy!r} dispatched while the executor was busy")
             running = take(queue, d, policy)
-            padded = policy.padded_tokens(running)
-            busy_until = t + service.cost(len(running), padded)
-            rec.batch([source.slot[r.id] for r in running], running, t, busy_until, padded)
+            busy_until = start(running, t)
             d = policy.decide(queue, t, True) if queue else None
+        if queue and not sealed and busy_until < math.inf:
+            s = policy.seal(queue, t)
+            sealed = take(queue, s, policy) if s is not None else []
         if d is not None and d.until is not None:
             if d.until <= t:
                 raise RuntimeError(f"{policy!r} asked to wait until {d.until} at t={t}")

@@ -175,11 +175,14 @@ def test_reconfigure_validates_and_applies():
 
 SAME_BATCHES = [("naive", {}), ("window", {}), ("early", {}), ("work_conserving", {}),
                 ("work_conserving", {"max_tokens": 40}), ("bucketed", {}),
-                ("bucketed", {"max_tokens": 48, "edges": (4, 8, 16)})]
+                ("bucketed", {"max_tokens": 48, "edges": (4, 8, 16)}),
+                ("adaptive", {"slo_p99_ms": 30.0}),
+                ("adaptive", {"slo_p99_ms": 12.0, "max_tokens": 40})]
 
 
 @pytest.mark.parametrize("policy,knobs", SAME_BATCHES)
-def test_runtime_and_simulator_form_the_same_batches(policy, knobs):
+@pytest.mark.parametrize("preseal", [True, False])
+def test_runtime_and_simulator_form_the_same_batches(policy, knobs, preseal):
     """One policy, two engines: same arrivals and costs → same batch compositions."""
     model = ServiceModel(3.0, 0.5)
     lengths = np.random.default_rng(3).integers(1, 17, 40)
@@ -192,7 +195,7 @@ def test_runtime_and_simulator_form_the_same_batches(policy, knobs):
     async def main():
         loop = asyncio.get_running_loop()
         cfg = BatchConfig(max_batch=6, max_delay_ms=4, **knobs)
-        async with MicroBatcher(sleepy(model, seen), cfg, policy=policy) as mb:
+        async with MicroBatcher(sleepy(model, seen), cfg, policy=policy, preseal=preseal) as mb:
             async def client(r: Request):
                 await asyncio.sleep(r.arrival / 1000 - loop.time())
                 return await mb.submit(r.id, length=r.length)

@@ -1,0 +1,86 @@
+"""The SLO-aware ``adaptive`` policy on the virtual clock: it dispatches at the oldest
+request's deadline minus the predicted service time, at once when full or late."""
+import asyncio
+
+import numpy as np
+import pytest
+
+from labsupport import BatchConfig, MicroBatcher, ServiceModel, make_policy, simulate
+from labsupport.batching.adaptive import Adaptive, latest_start, should_dispatch
+from labsupport.costs import fake_model
+from labsupport.sim.vclock import run
+from labsupport.traffic import Request, bursty
+
+TOY = ServiceModel(5.0, 0.2)
+
+
+def test_lone_request_goes_at_deadline_minus_predicted_service():
+    res = simulate([Request(0, 0.0)], Adaptive(slo_p99_ms=50.0, refit_every=0), TOY)
+    # latest start = 0 + 50 - cost(1) (5.2) - margin (one more item, 0.2) = 44.6
+    assert res.start[0] == pytest.approx(44.6)
+    assert res.latency[0] == pytest.approx(49.8) and res.latency[0] <= 50.0
+
+
+def test_two_requests_go_at_the_oldest_deadline_for_a_batch_of_two():
+    res = simulate([Request(0, 0.0), Request(1, 10.0)], Adaptive(slo_p99_ms=50.0, refit_every=0),
+                   TOY)
+    assert list(res.batch_of) == [0, 0]
+    assert res.start[0] == pytest.approx(50.0 - TOY.cost(2) - 0.2)
+
+
+def test_full_batch_goes_at_once():
+    reqs = [Request(k, float(k)) for k in range(4)]
+    res = simulate(reqs, Adaptive(slo_p99_ms=500.0, max_batch=4, refit_every=0), TOY)
+    assert res.start.tolist() == [3.0] * 4
+
+
+def test_late_request_goes_at_once_and_the_next_when_the_executor_frees():
+    slow = ServiceModel(20.0, 0.0)
+    reqs = [Request(0, 0.0), Request(1, 1.0)]
+    res = simulate(reqs, Adaptive(slo_p99_ms=10.0, service=slow, refit_every=0), slow)
+    assert res.start.tolist() == [0.0, 20.0]  # cannot meet 10 ms: waiting would not help
+
+
+def test_runtime_lone_request_latency_on_the_virtual_clock():
+    async def main():
+        cfg = BatchConfig(slo_p99_ms=40.0)
+        async with MicroBatcher(fake_model(TOY, asynchronous=True), cfg,
+                                policy=Adaptive(cfg, refit_every=0)) as mb:
+            loop = asyncio.get_running_loop()
+            t0 = loop.time()
+            await mb.submit(1)
+            return (loop.time() - t0) * 1000.0
+    assert run(main(), timeout=30) == pytest.approx(40.0 - 0.2, abs=1e-6)
+
+
+def test_online_refit_learns_the_machine():
+    truth = ServiceModel(8.0, 0.5)
+    policy = Adaptive(slo_p99_ms=60.0, service=ServiceModel(1.0, 0.0), refit_every=8)
+    simulate(bursty(800, 600, seed=2), policy, truth)
+    # length-1 requests: padded tokens = n, so only the predictions are identifiable
+    for n in (1, 4, 16, 32):
+        assert policy.service.cost(n, n) == pytest.approx(truth.cost(n), rel=1e-6)
+
+
+def test_should_dispatch_rule():
+    predict = TOY.cost
+    assert latest_start(0.0, 1, 50.0, predict, 0.2) == pytest.approx(44.6)
+    assert not should_dispatch(44.0, 0.0, 1, 8, 50.0, predict, 0.2)
+    assert should_dispatch(44.6, 0.0, 1, 8, 50.0, predict, 0.2)
+    assert should_dispatch(0.0, 0.0, 8, 8, 50.0, predict)    # full
+    assert should_dispatch(99.0, 0.0, 1, 8, 50.0, predict)   # late
+
+
+@pytest.mark.parametrize("bad", [0, -5, 0.01, 60_001, float("nan"), "100", True])
+def test_bad_slo_is_rejected_naming_knob_and_range(bad):
+    with pytest.raises(ValueError, match=r"slo_p99_ms must be a finite number in \[0.1, 60000.0\]"):
+        BatchConfig(slo_p99_ms=bad)
+    with pytest.raises(ValueError, match="slo_p99_ms"):
+        make_policy("adaptive", slo_p99_ms=bad)
+
+
+def test_registered_and_bound_to_knobs():
+    p = make_policy("adaptive", max_batch=8, slo_p99_ms=30.0)
+    assert isinstance(p, Adaptive) and p.cfg.slo_p99_ms == 30.0
+    with pytest.raises(ValueError, match="slo_p99_ms"):
+        make_policy(p, slo_p99_ms=31.0)
