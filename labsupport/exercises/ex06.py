@@ -16,12 +16,14 @@ from ..decoder import Sequence, metrics
 from ..decoder.scheduler import kv_admission as ref_kv_admission
 from ..decoder.stepsim import StepCost, simulate
 from ..traffic import Request
+from . import slo_pick
 from .guard import bounded, require_callable as _callable
 from .scheduler_parts import cases as _sched_cases
 from .scheduler_parts import compare
 
 TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_3": "head_to_head",
-           "ex06_4": "grow_or_preempt", "ex06_5": "admit_under_budget"}
+           "ex06_4": "grow_or_preempt", "ex06_5": "admit_under_budget",
+           "ex06_6": "pick_max_seqs"}
 
 
 # ---- ex06_1: one iteration: admit, run, retire -------------------------------------------
@@ -245,3 +247,22 @@ def check_ex06_5(obj, hidden: bool = False) -> None:
         return bounded(ex, obj, *args)
     for reqs, knobs in _sched_cases(hidden):
         compare(ex, reqs, knobs, _admit_hint, admit_fn=rule)
+
+
+# ---- ex06_6: pick max_seqs for an SLO from a sweep ---------------------------------------
+
+def check_ex06_6(obj, hidden: bool = False) -> None:
+    """``obj(rows, slo_ttft_ms, slo_tpot_ms) -> max_seqs | None``: the row with the most
+    goodput among those meeting both p99 SLOs, ties to the smaller ``max_seqs``."""
+    ex = "ex06_6"
+    _callable(ex, obj, "pick_max_seqs")
+    for rows, ttft, tpot, what in slo_pick.cases(hidden):
+        got = bounded(ex, obj, [dict(r) for r in rows], ttft, tpot)
+        want = slo_pick.pick(rows, ttft, tpot)
+        if got is not None and (isinstance(got, bool) or not isinstance(got, (int, np.integer))):
+            raise AssertionError(f"{ex}: return an int max_seqs or None, got {got!r}")
+        if got == want and (got is None) == (want is None):
+            continue
+        raise AssertionError(
+            f"{ex}: SLO TTFT p99 <= {ttft} ms, TPOT p99 <= {tpot} ms ({what}): you picked "
+            f"{got!r}, the lab picks {want!r}. {slo_pick.hint(rows, ttft, tpot, got)}")

@@ -17,7 +17,7 @@ BUGS = {"05_decode_basics": {"ex05_4": "no_gqa", "ex05_5": "tpot_over_n",
                              "ex05_6": "ignores_kv"},
         "06_continuous_decoder": {"ex06_1": "never_frees", "ex06_2": "admits_past_budget",
                                   "ex06_3": "same_engine", "ex06_4": "oldest_victim",
-                                  "ex06_5": "no_chunking"}}
+                                  "ex06_5": "no_chunking", "ex06_6": "ignores_tpot"}}
 pytestmark = pytest.mark.slow
 
 
