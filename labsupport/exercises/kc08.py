@@ -81,24 +81,53 @@ def digest(item: str, phrase: str) -> str:
 
 # A negation cue denies what follows it up to the end of its clause ("not the KV cache but
 # the activations": the KV cache is denied, the activations are not). A synonym phrase that
-# itself starts with the cue ("never resolved") is the concept, not its denial.
+# itself starts with the cue ("never resolved") is the concept, not its denial. A denial can
+# also come after the concept: "the KV cache is not what limits it", "bucketing won't help",
+# "hang is wrong", or a clause of its own ("KV cache? no, ...").
 NEGATIONS = {"not", "no", "never", "nothing", "none", "nobody", "neither", "nor", "without",
              "instead", "rather", "t", "cannot", "dont", "doesnt", "isnt", "arent", "wont",
-             "cant", "didnt", "wasnt", "werent"}  # "t": what is left of n't after splitting
+             "cant", "didnt", "wasnt", "werent",  # "t": what is left of n't after splitting
+             "forget", "except", "excluding", "unlike", "ignore"}
+POST_DENIALS = NEGATIONS | {"wrong", "false", "incorrect", "irrelevant", "myth", "nope"}
+# words that may stand between a concept and a denial that comes after it ("X is not")
+AUX = {"is", "are", "was", "were", "be", "been", "s", "do", "doe", "does", "did", "will",
+       "would", "won", "ca", "can", "could", "should", "has", "have", "had", "really",
+       "actually", "simply", "definitely", "certainly", "totally", "completely"}
+TAIL = {"really", "at", "all", "true", "relevant", "it", "so", "the", "case", "right"}
+DENIAL_CLAUSE = {"no", "nope", "not", "wrong", "false", "incorrect", "really", "nah", "at",
+                 "all", "that", "s", "is"}
 CLAUSE_END = re.compile(r"[;:,.!?()\[\]]|\b(?:but|so|because|since|whereas|while|although|"
                         r"though|yet)\b", re.I)
+ALL_BUT = re.compile(r"\b(?:anything|everything|all|nothing)\s+but\b", re.I)
+
+
+def _denied_after(words: list[str], end: int) -> bool:
+    """Whether a denial follows the words before ``end`` in their clause ("X is not ...").
+    Callers also try ``end`` a few words on, so "KV" in "the KV cache is not" is denied."""
+    for j in range(end, len(words)):
+        if words[j] in POST_DENIALS:
+            between, after = words[end:j], words[j + 1:]
+            return bool(between) or all(w in TAIL for w in after)
+        if words[j] not in AUX:
+            return False
+    return False
 
 
 def _affirmed(item: str, answer: str) -> set[str]:
-    """Digests of the answer's n-grams that no negation cue before them in their clause
-    denies."""
+    """Digests of the answer's n-grams that no negation cue denies: one before them in
+    their clause, one right after them, or a clause of denial words next."""
     out = set()
-    for clause in CLAUSE_END.split(answer):
-        words = tokens(clause or "")
+    clauses = [tokens(c or "") for c in CLAUSE_END.split(ALL_BUT.sub(" not ", answer))]
+    clauses = [c for c in clauses if c]
+    for k, words in enumerate(clauses):
+        nxt = clauses[k + 1] if k + 1 < len(clauses) else []
+        if nxt and all(w in DENIAL_CLAUSE for w in nxt) and set(nxt) & POST_DENIALS:
+            continue  # "KV cache? no": the whole clause is denied
         cues = [j for j, w in enumerate(words) if w in NEGATIONS]
         for n in range(1, 4):
             for i in range(len(words) - n + 1):
-                if not any(j < i for j in cues):
+                denied_after = any(_denied_after(words, i + n + k) for k in range(4))
+                if not any(j < i for j in cues) and not denied_after:
                     out.add(digest(item, " ".join(words[i:i + n])))
     return out
 

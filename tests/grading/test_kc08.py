@@ -51,6 +51,15 @@ NEGATED = {
     "kc08_24": ["not a future, a lock"],
     "kc08_01": ["not max batch size and not max queue delay"],
 }
+# ... including denials that come after the concept, in a clause of their own, or as "forget X"
+NEGATED_AFTER = {
+    "kc08_10": ["the KV cache is not what limits it", "KV cache? no, the activations",
+                "the KV cache is wrong, it is the activations", "forget the KV cache, it is the activations",
+                "the KV cache is not the limit", "KV cache - not really", "anything but the KV cache"],
+    "kc08_16": ["they hang? no, they get an error", "they hang is wrong", "hang is not what happens"],
+    "kc08_13": ["forget bucketing, just pad", "bucketing is not the answer", "bucketing won't help"],
+    "kc08_04": ["waiting for the timer is not it", "waiting for the timer? no"],
+}
 # ... while more correct rephrasings (some with a harmless "not" elsewhere) keep passing.
 PARAPHRASES = {
     "kc08_04": ["waiting for the delay timer to fire", "it waits: the window has not closed yet",
@@ -59,6 +68,16 @@ PARAPHRASES = {
                 "they wait forever because nobody sets their futures"],
     "kc08_10": ["the KV cache, not the activations", "key/value cache", "KV-cache memory"],
     "kc08_13": ["length bucketing, not plain padding", "bucketing by length"],
+}
+# rephrasings with a "not" after the concept that denies something else
+PARAPHRASES_AFTER = {
+    "kc08_10": ["the KV cache memory is what runs out", "the KV cache; activations are not the issue",
+                "KV cache is the limit, not compute", "kv cache (not weights)"],
+    "kc08_16": ["they hang because the error is not delivered", "they just hang, they do not get an error",
+                "they hang and are never answered"],
+    "kc08_13": ["bucketing, so padding is not wasted", "sort into length buckets, padding isn't needed much"],
+    "kc08_04": ["waiting for the timer; the GPU is not busy",
+                "the worker waits for the window to close, nothing is wrong"],
 }
 FORM_ERRORS = [("kc08_03", "d"), ("kc08_03", "b and c"), ("kc08_02", "maybe"),
                ("kc08_11", "lots"), ("kc08_01", ""), ("kc08_01", 42),
@@ -77,13 +96,15 @@ def test_wrong_answers_fail_with_a_neutral_message(item, answer):
         kc08.check(item, answer, hidden=True)
 
 
-@pytest.mark.parametrize("item, answer", [(i, a) for i, xs in NEGATED.items() for a in xs])
+@pytest.mark.parametrize("item, answer", [(i, a) for d in (NEGATED, NEGATED_AFTER)
+                                          for i, xs in d.items() for a in xs])
 def test_negated_answers_fail(item, answer):
     with pytest.raises(AssertionError, match=rf"^{item}: not correct yet"):
         kc08.check(item, answer, hidden=True)
 
 
-@pytest.mark.parametrize("item, answer", [(i, a) for i, xs in PARAPHRASES.items() for a in xs])
+@pytest.mark.parametrize("item, answer", [(i, a) for d in (PARAPHRASES, PARAPHRASES_AFTER)
+                                          for i, xs in d.items() for a in xs])
 def test_rephrasings_pass(item, answer):
     kc08.check(item, answer, hidden=True)
 
