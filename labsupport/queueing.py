@@ -1,10 +1,10 @@
-"""Queueing theory for one server: utilisation and the mean wait of M/G/1 (Pollaczek–Khinchine).
+"""Queueing theory for one server: offered load ρ and the mean wait of M/G/1 (Pollaczek–Khinchine).
 
 Requests arrive as a Poisson process at ``rate_per_s``; one server takes ``service_ms`` per
 request on average, with squared coefficient of variation ``cv2`` (0: every request takes
 the same time, M/D/1; 1: exponential, M/M/1). The mean time spent *waiting* in the queue:
 
-    ρ = λ·E[S]                        (utilisation, must be < 1)
+    ρ = λ·E[S]                        (offered load, or utilisation: must be < 1)
     W_q = ρ · E[S] · (1 + cv²) / (2 · (1 − ρ))
 
 so the wait grows like 1/(1 − ρ): at ρ = 0.9 a request waits 4.5 service times (M/D/1).
@@ -18,7 +18,7 @@ import numpy as np
 from .validate import check_float
 
 
-def utilisation(rate_per_s: float, service_ms: float) -> float:
+def offered_load(rate_per_s: float, service_ms: float) -> float:
     """ρ = arrival rate × mean service time (dimensionless)."""
     check_float("rate_per_s", rate_per_s, 0.0)
     check_float("service_ms", service_ms, 0.0, lo_open=True)
@@ -31,10 +31,13 @@ def capacity_per_s(service_ms: float) -> float:
     return 1000.0 / service_ms
 
 
+utilisation = offered_load  # the 0.1.0 name; metrics.utilisation is the *measured* busy share
+
+
 def mg1_wait_ms(rate_per_s: float, service_ms: float, cv2: float = 0.0) -> float:
     """Mean queueing wait (ms, service excluded) of M/G/1; ``inf`` when ρ ≥ 1."""
     check_float("cv2", cv2, 0.0)
-    rho = utilisation(rate_per_s, service_ms)
+    rho = offered_load(rate_per_s, service_ms)
     if rho >= 1.0:
         return math.inf
     return rho * service_ms * (1.0 + cv2) / (2.0 * (1.0 - rho))

@@ -11,7 +11,7 @@
 3. Decoder: the lab's ``Engine`` + ``ModelRunner`` on CUDA against transformers' greedy
    ``generate`` on the same device. They must be token-identical. Tokens/s is reported.
 
-Every timing synchronises the device (``labsupport.device.timed``) and is the fastest of
+Every timing synchronises the device (``labsupport.device.sync_timer``) and is the fastest of
 ``--repeats``. Without CUDA it prints ``{"skipped": true, …}`` and exits 0, unless
 ``--allow-cpu`` asks for the same script on the CPU (a smaller dry run; no CUDA graphs).
 """
@@ -31,10 +31,10 @@ SMALL = (1, 2, 4, 8)                    # "small batches" for the static-shape g
 
 def _best(fn, device, repeats: int) -> float:
     """Fastest synchronised wall time of ``fn()`` in seconds."""
-    from labsupport.device import timed
+    from labsupport.device import sync_timer
     times: list[float] = []
     for _ in range(repeats):
-        with timed(device, times):
+        with sync_timer(device, times):
             fn()
     return min(times) / 1000.0
 

@@ -19,7 +19,7 @@ import numpy as np
 def _run(enc, texts, plans: dict, static_edges, compile: bool = False) -> tuple[dict, dict]:
     """Embed every plan's batches, interleaved batch by batch (so load drift on a shared
     machine hits all plans alike); synchronised seconds per plan and its embeddings."""
-    from ..device import timed
+    from ..device import sync_timer
     secs = {name: [] for name in plans}
     vecs = {name: np.zeros((len(texts), 384), np.float32) for name in plans}
     longest = max(len(p) for p in plans.values())
@@ -29,7 +29,7 @@ def _run(enc, texts, plans: dict, static_edges, compile: bool = False) -> tuple[
                 continue
             b = plan[i]
             chunk = [texts[k] for k in b]
-            with timed(enc.device, secs[name]):
+            with sync_timer(enc.device, secs[name]):
                 v = enc.embed_static(chunk, static_edges, compile=compile) \
                     if name.endswith("_static") \
                     else enc.embed(chunk)

@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..device import get_device, sync, timed
+from ..device import get_device, sync, sync_timer
 from ..batching.shapes import OVERSIZE, TooLong, bucket_of, check_edges, pad
 from ..costs import ServiceModel
 from ..validate import check_choice, check_int
@@ -185,7 +185,7 @@ class Encoder:
                 mask = np.ones((n, L), np.int64)
                 times: list[float] = []
                 for r in range(warmup + repeats):
-                    with timed(self.device, times):
+                    with sync_timer(self.device, times):
                         self.forward(ids, mask)
                 rows.append((n, L, float(np.min(times[warmup:]))))
         return rows

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sim.scenarios import ProbeResult, probe, timed
+from ..sim.scenarios import ProbeResult, probe, virtual_model
 
 EPS_MS = 0.5  # virtual-clock slack: model calls take no virtual time in these checks
 
@@ -130,7 +130,7 @@ def cancel_safe(obj, ex: str, *, during_run: bool = False) -> None:
                max_delay_ms=10.0, cancel_ms=[None, 5.0, None, None])
     _others_served(res, ex, "after caller 'b' gave up while its batch was forming", {"b"})
     if during_run:
-        model = timed(_shout, 20.0)  # the model runs 20 ms; 'q' leaves halfway
+        model = virtual_model(_shout, 20.0)  # the model runs 20 ms; 'q' leaves halfway
         res = _run(obj, ex, [0.0, 0.0, 0.0, 100.0], ["p", "q", "r", "s"], model=model,
                    max_batch=4, max_delay_ms=5.0, cancel_ms=[None, 15.0, None, None])
         _others_served(res, ex, "after caller 'q' gave up while the model was running",

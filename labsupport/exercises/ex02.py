@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sim.scenarios import ProbeResult, timed
+from ..sim.scenarios import ProbeResult, virtual_model
 from .batcher_probe import (EPS_MS, _batches_ok, _late, _no_hangs, _right_results, _run,
                             _shout, cancel_safe, oldest_first)
 from .ex02_knee import check_ex02_7, check_ex02_8, reference_sweep  # noqa: F401 (re-export)
@@ -107,7 +107,7 @@ def _svc(n: int) -> float:
 
 def check_ex02_3(obj, hidden: bool = False) -> None:
     ex = "ex02_3"
-    model = timed(_shout, *SERVICE)
+    model = virtual_model(_shout, *SERVICE)
     res = _run(obj, ex, [0.0], model=model, max_batch=8, max_delay_ms=20.0)
     _no_hangs(res, ex, "when one request arrived at an idle batcher")
     _right_results(res, ex)

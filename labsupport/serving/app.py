@@ -67,7 +67,7 @@ class FakeEncoder:
         return vecs / np.linalg.norm(vecs, axis=1, keepdims=True).clip(1e-12)
 
 
-def load_model(name: str, **fake_knobs):
+def load_embedder(name: str, **fake_knobs):
     """``"fake"`` → FakeEncoder(**fake_knobs); ``"minilm"`` → the real encoder (CUDA if any)."""
     check_choice("model", name, ("fake", "minilm"))
     if name == "fake":
@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.model != "fake":
             import torch
             torch.set_num_threads(check_int("threads", args.threads, 1, 256))
-        model = load_model(args.model, fixed_ms=args.fake_fixed_ms,
+        model = load_embedder(args.model, fixed_ms=args.fake_fixed_ms,
                            per_item_ms=args.fake_per_item_ms, per_token_ms=args.fake_per_token_ms)
     except ValueError as exc:
         print(f"labsupport serve: {exc}", file=sys.stderr)

@@ -78,10 +78,13 @@ class ProbeResult:
         return "\n".join(rows)
 
 
-def timed(fn: Callable[[list], list], fixed_ms: float, per_item_ms: float = 0.0):
+def virtual_model(fn: Callable[[list], list], fixed_ms: float, per_item_ms: float = 0.0):
     """An async model that takes ``fixed_ms + per_item_ms·n`` virtual ms, then returns
     ``fn(items)`` — model time without a real model."""
     return fake_model(ServiceModel(fixed_ms, per_item_ms), fn, asynchronous=True)
+
+
+timed = virtual_model  # the 0.1.0 name, kept for notebooks already handed out
 
 
 def probe(make_batcher: Callable[[Callable], Any], arrivals_ms: Sequence[float],

@@ -3,7 +3,7 @@ MicroBatcher and the ex02_9 model answer do not, on the virtual clock."""
 import adapters
 from labsupport.batching.lesson import LessonBatcher
 from labsupport.batching.runtime import MicroBatcher
-from labsupport.sim.scenarios import probe, timed
+from labsupport.sim.scenarios import probe, virtual_model
 
 
 def shout(items):
@@ -30,13 +30,13 @@ def test_micro_batcher_drops_a_cancelled_caller_and_serves_the_rest():
 
 def test_micro_batcher_survives_a_cancel_while_the_model_runs():
     res = _run(lambda f: MicroBatcher(f, max_batch=4, max_delay_ms=1, policy="window"),
-               model=timed(shout, 20.0), cancel=(None, 10.0, None, None))
+               model=virtual_model(shout, 20.0), cancel=(None, 10.0, None, None))
     assert res.statuses == ["ok", "cancelled", "ok", "ok"] and not res.task_errors
 
 
 def test_ex02_9_model_answer_survives_both_cancels():
     cls = adapters.target("ex02_9")
     for model, cancel in [(shout, (None, 5.0, None, None)),
-                          (timed(shout, 20.0), (None, 15.0, None, None))]:
+                          (virtual_model(shout, 20.0), (None, 15.0, None, None))]:
         res = _run(lambda f: cls(f, max_batch=4, max_delay_ms=5), model, cancel)
         assert res.statuses == ["ok", "cancelled", "ok", "ok"]

@@ -4,7 +4,7 @@ import pytest
 
 from labsupport import MicroBatcher
 from labsupport.batching.lesson import LessonBatcher
-from labsupport.sim.scenarios import probe, timed
+from labsupport.sim.scenarios import probe, virtual_model
 
 
 def double(items):
@@ -34,7 +34,7 @@ def test_flaw_full_batch_waits():
 
 
 def test_flaw_lone_request_waits_the_window():
-    model = timed(double, 5.0, 0.5)
+    model = virtual_model(double, 5.0, 0.5)
     assert probe(lesson(), [0.0], model=model).latency_ms[0] == pytest.approx(25.5)
     assert probe(fixed(), [0.0], model=model).latency_ms[0] == pytest.approx(5.5)
 

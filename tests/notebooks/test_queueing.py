@@ -9,7 +9,7 @@ from labsupport import queueing as q
 
 
 def test_known_values():
-    assert q.utilisation(50, 10) == pytest.approx(0.5)
+    assert q.offered_load(50, 10) == pytest.approx(0.5)
     assert q.md1_wait_ms(50, 10) == pytest.approx(5.0)        # ρS / (2(1-ρ)) = 0.5·10/1
     assert q.mm1_wait_ms(50, 10) == pytest.approx(10.0)
     assert q.mg1_wait_ms(50, 10, cv2=0.5) == pytest.approx(7.5)
