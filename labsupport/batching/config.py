@@ -7,6 +7,10 @@ from dataclasses import dataclass
 from ..validate import check_float, check_int
 from .shapes import check_edges
 
+# The policy every entry point uses when none is named: a lone request never waits, and
+# batches grow only while the model is busy (the lesson's window makes a lone request wait).
+DEFAULT_POLICY = "work_conserving"
+
 
 @dataclass
 class BatchConfig:

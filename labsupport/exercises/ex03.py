@@ -117,7 +117,7 @@ def check_ex03_3(obj, hidden: bool = False) -> None:
     for lengths, budget in cases:
         got = _batches(ex, bounded(ex, obj, list(lengths), budget), len(lengths))
         for b in got:
-            padded = len(b) * max(lengths[k] for k in b)
+            padded = shapes.padded_tokens([lengths[k] for k in b])
             if padded > budget:
                 raise AssertionError(
                     f"{ex}: batch {b} costs {padded} padded tokens (size × its longest), over "

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from starlette.requests import Request  # module level: FastAPI resolves handler annotations
 
-from ..batching.config import BatchConfig
+from ..batching.config import DEFAULT_POLICY, BatchConfig
 from ..batching.policies import POLICIES, make_policy
 from ..batching.runtime import MicroBatcher
 from ..costs import ServiceModel
@@ -110,7 +110,7 @@ def parse_config(body: bytes) -> dict[str, Any]:
 class EmbeddingService:
     """The model behind a ``MicroBatcher``, plus metrics; the FastAPI app wraps this."""
 
-    def __init__(self, model, cfg: BatchConfig, policy: str = "work_conserving",
+    def __init__(self, model, cfg: BatchConfig, policy: str = DEFAULT_POLICY,
                  limits: Limits | None = None):
         self.model, self.limits = model, limits or Limits()
         self.policy_name = check_choice("policy", policy, POLICIES)
@@ -242,15 +242,15 @@ def _parser() -> argparse.ArgumentParser:
                                 allow_abbrev=False)  # replicas.py strips options by full name
     p.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (0: any free)")
     p.add_argument("--model", default="minilm", choices=("minilm", "fake"))
-    p.add_argument("--fake-fixed-ms", type=float, default=5.0, help="fake model: ms per batch")
-    p.add_argument("--fake-per-item-ms", type=float, default=0.2, help="fake model: ms per text")
+    p.add_argument("--fake-fixed-ms", type=float, default=ServiceModel.fixed_ms, help="fake model: ms per batch")
+    p.add_argument("--fake-per-item-ms", type=float, default=ServiceModel.per_item_ms, help="fake model: ms per text")
     p.add_argument("--fake-per-token-ms", type=float, default=0.0,
                    help="fake model: ms per padded token")
     p.add_argument("--max-batch", type=int, default=BatchConfig.max_batch)
     p.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms)
     p.add_argument("--max-queue", type=int, default=BatchConfig.max_queue,
                    help="texts allowed to wait; more → 429 (bounds memory and latency)")
-    p.add_argument("--policy", default="work_conserving", choices=sorted(POLICIES))
+    p.add_argument("--policy", default=DEFAULT_POLICY, choices=sorted(POLICIES))
     p.add_argument("--max-items", type=int, default=Limits.max_items, help="texts per request")
     p.add_argument("--threads", type=int, default=1,
                    help="torch CPU threads for the model (1: leaves a core to the HTTP loop; "

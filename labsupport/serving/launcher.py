@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..batching.config import BatchConfig
+from ..batching.config import DEFAULT_POLICY, BatchConfig
+from ..costs import ServiceModel
 from .loadgen import MAX_DURATION_S, MAX_REQUESTS, text_of
 from .net import check_loopback, pid_alive, post_config
 from ..validate import check_choice, check_float, check_int
@@ -131,8 +132,9 @@ def spawn(module_argv: list[str], ready: Path, log: Path, timeout_s: float) -> s
 
 def start_service(model: str = "fake", *, max_batch: int = BatchConfig.max_batch,
                   max_delay_ms: float = BatchConfig.max_delay_ms,
-                  max_queue: int = BatchConfig.max_queue, policy: str = "work_conserving",
-                  fake_fixed_ms: float = 5.0, fake_per_item_ms: float = 0.2,
+                  max_queue: int = BatchConfig.max_queue, policy: str = DEFAULT_POLICY,
+                  fake_fixed_ms: float = ServiceModel.fixed_ms,
+                  fake_per_item_ms: float = ServiceModel.per_item_ms,
                   timeout_s: float = 60.0) -> ServiceHandle:
     """Start ``labsupport serve`` on a free 127.0.0.1 port in a child process."""
     BatchConfig(max_batch=max_batch, max_delay_ms=max_delay_ms, max_queue=max_queue)

@@ -18,6 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
+from labsupport.batching.config import DEFAULT_POLICY
 from labsupport.batching.policies import Dispatch, make_policy, take
 from labsupport.serving.router import make_picker
 from labsupport.costs import ServiceModel
@@ -51,7 +52,7 @@ def mgc_wait_ms(rate_per_s: float, service_ms: float, servers: int, cv2: float =
 
 
 def simulate_replicas(traffic: Sequence[Request], replicas: int, routing: str = "least_outstanding",
-                      policy: str = "work_conserving", service: ServiceModel | None = None,
+                      policy: str = DEFAULT_POLICY, service: ServiceModel | None = None,
                       seed: int = 0, **knobs) -> dict[str, np.ndarray]:
     """Run ``traffic`` through ``replicas`` batchers behind ``routing``.
 

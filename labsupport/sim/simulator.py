@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..batching.config import DEFAULT_POLICY
 from ..batching.policies import Dispatch, Policy, make_policy, take
 from ..costs import ServiceModel
 from ..traffic import ClosedLoop, Request
@@ -158,7 +159,7 @@ class _Records:
                          self.deadline[order], policy)
 
 
-def simulate(traffic: Sequence[Request] | ClosedLoop, policy: Policy | str = "work_conserving",
+def simulate(traffic: Sequence[Request] | ClosedLoop, policy: Policy | str = DEFAULT_POLICY,
              service: ServiceModel | None = None, **knobs) -> SimResult:
     """Run ``traffic`` (open-loop requests or a ``ClosedLoop``) through ``policy``.
 
