@@ -72,7 +72,3 @@ class Sequence:
         """KV tokens reserved for this sequence: prompt + max_new_tokens (one more than it
         will ever store, since the last sampled token is never fed back: kept simple)."""
         return len(self.prompt) + self.max_new_tokens
-
-    @property
-    def in_prefill(self) -> bool:
-        return self.uncached > 1
