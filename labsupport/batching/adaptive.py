@@ -15,8 +15,9 @@ waits at most one predicted run time after the oldest live request (that already
 the per-request launch cost; waiting longer buys little and leaves no slack for a burst).
 
 ``margin``: the predicted cost of one more request (an arrival just before the start makes
-the batch one larger, so it runs that much longer) plus ``slack_ms`` for the runtime's own
-handoff (the event loop → worker thread hop, ~0.1–0.4 ms on a laptop; 0 in the simulator).
+the batch one larger, so it runs that much longer; ``decide`` predicts the batch one larger,
+its rows padded as long as the longest row of the recent batches) plus ``slack_ms`` for the
+runtime's own handoff (the event loop → worker thread hop, ~0.1–0.4 ms on a laptop; 0 in the simulator).
 
 The fit may be refit online from observed batches (``observe``), so the prediction follows
 the machine it runs on; the simulator and the runtime both feed it.
@@ -85,11 +86,13 @@ class Adaptive(Policy):
     def reset(self) -> None:
         self.service = self.initial
         self._seen: deque[tuple[int, int, float]] = deque(maxlen=self.history)
+        self._longest: deque[int] = deque(maxlen=64)  # longest row of each recent batch
         self._since = 0
 
     def observe(self, size: int, padded_tokens: int, ms: float) -> None:
         """One executed batch: ``size`` requests, ``padded_tokens``, ``ms`` service time."""
         self._seen.append((size, padded_tokens, ms))
+        self._longest.append(padded_tokens // max(size, 1))
         self._since += 1
         if not self.refit_every or self._since < self.refit_every or len(self._seen) < 8:
             return
@@ -98,16 +101,13 @@ class Adaptive(Policy):
         if len(set(sizes)) > 1:  # one size alone cannot separate fixed from per-item cost
             self.service = ServiceModel.fit(sizes, tokens, times)
 
-    def margin_ms(self) -> float:
-        """Cost of one more request (per item) plus the handoff slack."""
-        return self.service.per_item_ms + self.slack_ms
-
     def decide(self, queue, now, busy):
         if busy or not queue:
             return WAIT
         slo, cost = self.cfg.slo_p99_ms, self.service.cost
         # arrived before this: late even in a batch that starts now (sized as the queue allows)
-        doomed_before = now + cost(min(len(queue), self.cfg.max_batch)) - slo
+        m = min(len(queue), self.cfg.max_batch)
+        doomed_before = now + cost(m, m * max(queue[k].length for k in range(m))) - slo
         live = [k for k in range(len(queue)) if queue[k].arrival >= doomed_before]
         if len(live) < len(queue):  # late ones ride along where there is room, never ahead
             members = live + [k for k in range(len(queue)) if queue[k].arrival < doomed_before]
@@ -119,12 +119,14 @@ class Adaptive(Policy):
             return batch  # all late: waiting cannot help
         cap = n if n < len(members) else self.cfg.max_batch  # stopped at the token budget: full
         longest = max(queue[k].length for k in batch.indices)
-        extra = self.margin_ms()
+        # one more request may join just before the start, as long as recent batches' rows
+        worst = max(longest, max(self._longest, default=longest))
+        slack = self.slack_ms
         oldest = queue[live[0]].arrival
         at = float(self.rule(now, oldest, n, cap, slo,
-                             lambda m: cost(m, m * longest) + extra))
+                             lambda m: cost(m + 1, (m + 1) * worst) + slack))
         if self.amortize:
-            at = min(at, oldest + cost(n, n * longest))
+            at = min(at, oldest + cost(n))  # the part of a run a bigger batch shares
         return batch if now >= at else Wait(at)
 
     def seal(self, queue, now):
