@@ -68,7 +68,7 @@ class AdaptiveView:
         cap = self.service.capacity(32, 32 * longest)
         self.rates = [round(s * cap, 1) for s in load_steps]
         self.requests = step_traffic(self.rates, self.step_ms, seed=seed, lengths=pool)
-        self.slo_ms = w.FloatSlider(value=slo_ms, min=10.0, max=500.0, step=5.0,
+        self.slo_ms = w.FloatSlider(value=slo_ms, min=10.0, max=max(500.0, 4 * slo_ms), step=5.0,
                                     description="slo_p99_ms",
                                     style={"description_width": "initial"},
                                     continuous_update=False)
