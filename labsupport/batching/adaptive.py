@@ -14,6 +14,11 @@ every later request late too (goodput under overload); and with ``amortize`` (de
 waits at most one predicted run time after the oldest live request (that already halves
 the per-request launch cost; waiting longer buys little and leaves no slack for a burst).
 
+Batch size: a batch takes the oldest requests (live first) while it still runs within
+the SLO and each newcomer costs less inside it than alone (rows pad to the longest: with a
+per-token cost, one long row can make a batch dearer than two); where it stops, the batch
+is closed and goes.
+
 ``margin``: the predicted cost of one more request (an arrival just before the start makes
 the batch one larger, so it runs that much longer; ``decide`` predicts the batch one larger,
 its rows padded as long as the longest row of the recent batches) plus ``slack_ms`` for the
@@ -30,7 +35,7 @@ from typing import Callable
 from ..costs import ServiceModel
 from ..validate import check_float, check_int
 from .config import BatchConfig
-from .policies import POLICIES, WAIT, Policy, Wait
+from .policies import POLICIES, WAIT, Dispatch, Policy, Wait
 
 
 def latest_start(oldest_arrival_ms: float, n_waiting: int, slo_ms: float,
@@ -101,23 +106,41 @@ class Adaptive(Policy):
         if len(set(sizes)) > 1:  # one size alone cannot separate fixed from per-item cost
             self.service = ServiceModel.fit(sizes, tokens, times)
 
+    def _fitting(self, queue, members) -> tuple[int, int]:
+        """How many of ``members`` (in order, at most ``max_batch``) one batch can hold and
+        still run within the SLO, rows padded to their longest (at least one), and that
+        longest: a bigger batch would make its own oldest request late."""
+        cost, slo = self.service.cost, self.cfg.slo_p99_ms
+        k, longest = 0, 0
+        for j in members:
+            top = max(longest, queue[j].length)
+            grown = cost(k + 1, (k + 1) * top)
+            if k and (k == self.cfg.max_batch or grown > slo
+                      or grown - cost(k, k * longest) > cost(1, queue[j].length)):
+                break  # full, too slow for the SLO, or dearer than running it alone
+            k, longest = k + 1, top
+        return k, longest
+
     def decide(self, queue, now, busy):
         if busy or not queue:
             return WAIT
         slo, cost = self.cfg.slo_p99_ms, self.service.cost
         # arrived before this: late even in a batch that starts now (sized as the queue allows)
-        m = min(len(queue), self.cfg.max_batch)
-        doomed_before = now + cost(m, m * max(queue[k].length for k in range(m))) - slo
+        m, longest = self._fitting(queue, range(len(queue)))
+        doomed_before = now + cost(m, m * longest) - slo
         live = [k for k in range(len(queue)) if queue[k].arrival >= doomed_before]
         if len(live) < len(queue):  # late ones ride along where there is room, never ahead
             members = live + [k for k in range(len(queue)) if queue[k].arrival < doomed_before]
         else:
             members = live
         batch = self._fill(queue, members)
+        fit, _ = self._fitting(queue, batch.indices)
+        closed = fit < len(batch.indices) or len(batch.indices) < len(members)
+        batch = Dispatch(batch.indices[:fit])
         n = len(batch.indices)
         if not live:
             return batch  # all late: waiting cannot help
-        cap = n if n < len(members) else self.cfg.max_batch  # stopped at the token budget: full
+        cap = n if closed else self.cfg.max_batch  # stopped at the SLO or token budget: full
         longest = max(queue[k].length for k in batch.indices)
         # one more request may join just before the start, as long as recent batches' rows
         worst = max(longest, max(self._longest, default=longest))
