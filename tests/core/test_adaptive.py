@@ -129,3 +129,13 @@ def test_bench_adaptive_rejects_bad_loads(capsys):
     with pytest.raises(SystemExit):
         main(["--quick", "--loads", "0"])
     assert "--loads" in capsys.readouterr().err
+
+
+def test_a_long_request_that_costs_more_inside_the_batch_than_alone_does_not_join():
+    tokens = ServiceModel(1.0, 0.0, 1.0)  # the padded-token cost dominates
+    reqs = [Request(0, 0.0, 2), Request(1, 0.5, 50), Request(2, 0.6, 3)]
+    res = simulate(reqs, Adaptive(slo_p99_ms=500.0, service=tokens, refit_every=0), tokens)
+    # together 0 and 1 would run 1 + 2·50 = 101 ms; apart 3 + 51: the batch closes before 1
+    assert res.batch_of[0] != res.batch_of[1] and res.start[0] == 0.5  # closed: goes at once
+    fifo = simulate(reqs, "early", tokens, max_batch=32, max_delay_ms=1.0)
+    assert fifo.batch_of[0] == fifo.batch_of[1]  # a plain FIFO batch would have padded to 50
