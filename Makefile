@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 
 .PHONY: help lab install install-test test test-fast doctor release collect autograde feedback grades \
-        bench-batcher bench-padding bench-decode bench-service bench-gpu bench-peers aiperf peers lab-settings serve clean \
+        bench-batcher bench-adaptive bench-padding bench-decode bench-service bench-gpu bench-peers aiperf peers lab-settings serve clean \
         hub hub-install test-hub
 
 help: ## list the targets
@@ -103,6 +103,9 @@ grades: install ## trainers: export grades to autograde/grades.csv
 
 bench-batcher: install ## JSON: policies at saturation / idle, runtime CPU cost, sim speed
 	$(PY) -m labsupport.cli bench batcher
+
+bench-adaptive: install ## JSON: SLO-aware adaptive vs the best fixed knobs (simulator, bursty + Azure trace)
+	$(PY) -m labsupport.cli bench adaptive
 
 bench-padding: install ## JSON: FIFO vs bucketed padding share and MiniLM sentences/s
 	$(PY) -m labsupport.cli bench padding

@@ -6,7 +6,7 @@ from importlib import import_module
 
 COMMANDS = {
     "doctor": ("labsupport.doctor", "check the lab's environment (versions, device, data)"),
-    "bench": (None, "benchmarks that print JSON: batcher | padding | decode | service | peers | gpu | grading"),
+    "bench": (None, "benchmarks that print JSON: batcher | adaptive | padding | decode | service | peers | gpu | grading"),
     "serve": ("labsupport.serving.app", "run the embedding service on 127.0.0.1 (--replicas N)"),
     "load": ("labsupport.serving.loadgen", "open-loop load generator against a loopback URL"),
     "export": ("labsupport.serving.exporter", "export knobs as Triton / TF Serving / Ray Serve config"),
@@ -14,6 +14,7 @@ COMMANDS = {
 }
 BENCHES = {
     "batcher": "labsupport.benches.batcher",
+    "adaptive": "labsupport.benches.adaptive",
     "padding": "labsupport.benches.padding",
     "decode": "labsupport.benches.decode",
     "service": "labsupport.benches.service",

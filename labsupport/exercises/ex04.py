@@ -1,5 +1,6 @@
 """Checks for notebook 04 (the encoder micro-batcher): mean pooling, the service-time fit,
-and knobs that meet a p99 SLO under Poisson and bursty traffic (simulated, virtual clock).
+and knobs that meet a p99 SLO under Poisson and bursty traffic (simulated, virtual clock);
+the adaptive batcher's dispatch rule (ex04_4) is checked in ``ex04_adaptive``.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..batching.policies import Bucketed
 from ..costs import ServiceModel
 from ..sim.simulator import simulate
 from ..traffic import bursty, poisson
+from .ex04_adaptive import TARGETS as _ADAPTIVE_TARGETS, check_ex04_4
 from .guard import bounded, require_callable as _callable
 
 N_REQUESTS, SEEDS, BURSTINESS = 600, (0, 1), 4.0  # the traffic the ex04_3 check simulates
@@ -144,6 +146,7 @@ def check_ex04_3(obj, hidden: bool = False) -> None:
                     "set of slo_traffic(rate), bursty ones included")
 
 
-TARGETS = {"ex04_1": "mean_pool", "ex04_2": "fit_costs", "ex04_3": "pick_knobs"}
-__all__ = ["check_ex04_1", "check_ex04_2", "check_ex04_3", "slo_traffic", "p99_bucketed",
-           "corpus_lengths"]
+TARGETS = {"ex04_1": "mean_pool", "ex04_2": "fit_costs", "ex04_3": "pick_knobs",
+           **_ADAPTIVE_TARGETS}  # ex04_4's check lives in ex04_adaptive
+__all__ = ["check_ex04_1", "check_ex04_2", "check_ex04_3", "check_ex04_4", "slo_traffic",
+           "p99_bucketed", "corpus_lengths"]

@@ -66,6 +66,7 @@ def _manual(ex_id: str, source: str) -> None:
 FUNCTION_CHECKS = [  # checks whose target is a function share one guard (exercises.guard)
     ("ex01", "ex01_1", "utilisation"), ("ex02_knee", "ex02_7", "p99_vs_delay"),
     ("ex03", "ex03_1", "pad_batch"), ("ex04", "ex04_1", "mean_pool"),
+    ("ex04", "ex04_4", "dispatch_at"),
     ("ex05", "ex05_4", "kv_budget"), ("ex06", "ex06_1", "schedule_step")]
 
 
