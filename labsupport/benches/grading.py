@@ -53,6 +53,12 @@ def _stamp(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
+def _score(course, assignment: str, student: str) -> float:
+    from nbgrader.api import Gradebook
+    with Gradebook(course.coursedir.db_url) as gb:
+        return float(gb.find_submission(assignment, student).score)
+
+
 def cell_times(folder: Path) -> list[dict]:
     """Every code cell of the autograded notebooks in ``folder``, slowest first (seconds,
     from the ``execution`` metadata nbclient records: execute_input to execute_reply)."""
@@ -93,6 +99,7 @@ def run(students: int = 2, jobs: int = 2, class_size: int = 30,
                 ok = bool(course.api.autograde(a, "s000").get("success"))
             cells = cell_times(course._dir("autograded") / "s000" / a)
             per[a] = {"s": round(time.perf_counter() - t0, 2), "ok": ok,
+                      "score": _score(course, a, "s000"), "max_score": course.max_score(a),
                       "cells_s": round(sum(c["s"] for c in cells), 2), "top_cells": cells[:top]}
         graded = [a for a in per if course.max_score(a) > 0]
         full = sum(per[a]["s"] for a in graded)

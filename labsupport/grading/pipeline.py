@@ -2,7 +2,8 @@
 
 Release: ``ClearSolutionsById``. Feedback: ``ShortTestErrors``. Autograde:
 ``AutogradeExecute`` (the kernel runs in autograde mode, ``LAB_AUTOGRADE=1``; a dead
-kernel costs one cell, not the submission), ``TrustedChecks`` (every answer cell graded
+kernel costs one cell, not the submission; the cells no graded cell depends on are left
+out, see ``demos``), ``TrustedChecks`` (every answer cell graded
 again alone against the installed checks, and audited) and ``FlagForReview`` (what the
 audit found goes to the gradebook: the formgrader shows it).
 """
@@ -17,9 +18,9 @@ from nbclient.exceptions import DeadKernelError
 from nbclient.util import run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import ClearSolutions, Execute, NbGraderPreprocessor, SaveAutoGrades
-from traitlets import Float, Integer
+from traitlets import Bool, Float, Integer
 
-from . import audit, trusted
+from . import audit, demos, trusted
 
 STUB = 'raise NotImplementedError("{grade_id}: write your {what} here")'
 REVIEW = "labsupport_review"  # resources key: grade_id -> why a trainer should look
@@ -74,12 +75,16 @@ class AutogradeExecute(Execute):
 
     The kernel's environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``):
     demos and measurements run short and no cell waits on a frontend. Only the grading
-    kernel sees it, not the Jupyter server that reads this config. When a cell kills the
+    kernel sees it, not the Jupyter server that reads this config. Code cells that no
+    graded cell depends on are not run at all (``skip_demos``; ``demos.demo_cells``): they
+    get a one-line note instead of outputs. When a cell kills the
     kernel (``os._exit``, out of memory), that cell gets an error, a fresh kernel replays
     the cells before it (their outputs kept) and grading goes on.
     """
 
     max_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
+    skip_demos = Bool(True, help="leave out the code cells no graded cell depends on "
+                      "(labsupport.grading.demos): demos and measurements").tag(config=True)
 
     def on_comm_open_jupyter_widget(self, msg):
         """No front end here, so no stand-in for the Output widget either.
@@ -100,9 +105,13 @@ class AutogradeExecute(Execute):
 
     def preprocess(self, nb, resources=None, km=None):
         self._dead: set[int] = set()
+        self._skip = demos.demo_cells(nb) if self.skip_demos else set()
         return super().preprocess(nb, resources, km)
 
     def preprocess_cell(self, cell, resources, index):
+        if index in self._skip:
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=demos.NOTE)]
+            return cell, resources
         try:
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
@@ -120,7 +129,7 @@ class AutogradeExecute(Execute):
         run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
         for j in range(upto):
             kept = self.nb.cells[j]
-            if kept.cell_type != "code" or j in self._dead:
+            if kept.cell_type != "code" or j in self._dead or j in self._skip:
                 continue
             try:
                 self.execute_cell(copy.deepcopy(kept), j, store_history=False)

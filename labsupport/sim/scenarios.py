@@ -171,13 +171,25 @@ async def _scenario(make_batcher, model, res: ProbeResult, horizon_s: float,
             pass
 
 
+AUTOGRADE_SPAN_MS = 500.0  # grading needs the cell to run, not two seconds of traffic
+AUTOGRADE_MIN_REQUESTS = 5  # enough for a mean and a spread
+
+
 async def open_loop(submit: Callable[[Any], Any], requests: Sequence, make_item:
                     Callable[[Any], Any] = lambda r: r, *, timeout_s: float | None = None
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Real-clock open loop: call ``submit(make_item(r))`` at each request's ``arrival`` (ms
     from now) whether or not earlier ones finished. Returns (scheduled arrival, finish) in ms
     on the loop clock, from the scheduled time (no coordinated omission); nan finish for a
-    request that raised, or that was still waiting after ``timeout_s`` (then cancelled)."""
+    request that raised, or that was still waiting after ``timeout_s`` (then cancelled).
+
+    In autograde mode (``labsupport.autograde_mode()``) only the requests that arrive in the
+    first ``AUTOGRADE_SPAN_MS`` are replayed (at least ``AUTOGRADE_MIN_REQUESTS``): the
+    returned arrays are that long."""
+    from ..paths import autograde_mode
+    if autograde_mode():
+        requests = [r for k, r in enumerate(requests)
+                    if k < AUTOGRADE_MIN_REQUESTS or r.arrival <= AUTOGRADE_SPAN_MS]
     loop = asyncio.get_running_loop()
     t0 = loop.time() * 1000.0
     arrival = np.array([t0 + r.arrival for r in requests], dtype=float)
