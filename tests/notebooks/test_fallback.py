@@ -69,3 +69,23 @@ def test_released_notebook_demo_cells_run_unsolved(stem, tmp_path):
     assert {g for g, _, _ in failed} == set(graded), \
         f"{stem}: grading must still fail every unsolved test cell: {set(graded) - {g for g, _, _ in failed}}"
     assert wanted <= notes, f"{stem}: no note printed for {sorted(wanted - notes)}"
+
+
+def test_step_fit_is_checked_and_falls_back_with_a_note():
+    """StepCost fits (notebooks 05, 06) are checked like the encoder's (issue 10, item 2)."""
+    from dataclasses import replace
+
+    from labsupport.decoder.engine import StepRecord
+    from labsupport.decoder.stepsim import DEFAULT_COST, StepCost
+    from labsupport.notebook.claims import checked_step_fit
+    true = StepCost(fixed_ms=1.0, per_seq_ms=0.2, per_token_ms=0.05, per_kv_ms=0.0)
+    shapes = [(s, t) for s in (1, 2, 4, 8) for t in (s, 4 * s, 16 * s)]
+    clean = [StepRecord(start=0.0, ms=true.cost(s, t), tokens=t, rows=[], waiting=0, seqs=s)
+             for s, t in shapes * 3]
+    got, note = checked_step_fit(clean)
+    assert note.startswith("Fitted on this machine") and got.per_seq_ms > 0
+    rev = sorted((st.ms for st in clean), reverse=True)  # bigger steps timed faster: noise
+    noisy = [replace(st, ms=m) for st, m in zip(
+        sorted(clean, key=lambda st: true.cost(st.seqs, st.tokens)), rev)]
+    got, note = checked_step_fit(noisy)
+    assert got is DEFAULT_COST and "shipped coefficients" in note
