@@ -34,6 +34,70 @@ def _sweep(requests, delays_ms, *, policy, max_batch, service):
                            service=service)
 
 
+def utilisation(res) -> float:
+    """Share (0..1) of time the model was busy, first arrival to last finish."""
+    from ..metrics import utilisation as busy
+    return busy(res.batch_start, res.batch_end, float(res.arrival.min()), float(res.finish.max()))
+
+
+def latency_percentiles(res) -> dict:
+    """``{"p50": ms, "p99": ms}`` of the per-request latency."""
+    from ..metrics import percentiles
+    return percentiles(res.finish - res.arrival, (50, 99))
+
+
+def pad_batch(seqs, pad_id=0):
+    """(ids, mask) right-padded to the longest, both [n, L] (``shapes.pad``)."""
+    from ..batching.shapes import pad
+    b = pad(seqs, pad_id=pad_id)
+    return b.ids, b.mask
+
+
+def mean_pool(hidden, mask):
+    """Mask-weighted mean over positions, L2-normalised: [n, L, d] -> [n, d]."""
+    import numpy as np
+    from .ex04 import _pool_ref
+    return _pool_ref(np.asarray(hidden, dtype=np.float64), np.asarray(mask))
+
+
+def pick_knobs(service, rate_per_s, slo_ms):
+    """The first (max_batch, max_delay_ms) of a small grid whose bucketed p99 meets slo_ms
+    on every set of ``slo_traffic(rate_per_s)``; ValueError when none does."""
+    from .ex04 import p99_bucketed, slo_traffic
+    sets = slo_traffic(rate_per_s)
+    for max_batch in (1, 2, 4, 8, 16, 32, 64, 128, 256):
+        for delay in (5.0, 20.0, 100.0):
+            if all(p99_bucketed(service, tr, max_batch, delay) <= slo_ms for tr in sets):
+                return {"max_batch": max_batch, "max_delay_ms": delay}
+    raise ValueError(f"no knobs in the grid meet p99 <= {slo_ms} ms at {rate_per_s} req/s")
+
+
+def kv_budget(config, gpu_bytes, weight_bytes, gpu_memory_utilization=0.9):
+    """KV bytes per token, and the tokens of KV that fit beside the weights."""
+    from ..decoder.kvmath import kv_budget_tokens, kv_bytes_per_token
+    return {"bytes_per_token": kv_bytes_per_token(config),
+            "kv_budget_tokens": kv_budget_tokens(config, gpu_bytes, weight_bytes,
+                                                 gpu_memory_utilization)}
+
+
+def head_to_head(requests, run, **knobs):
+    """Generated tokens/s of both engines (same requests and knobs), and their ratio."""
+    from ..decoder import metrics
+    out = {f"{m}_tps": metrics.summarize(run(list(requests), mode=m, **knobs))["tokens_per_s"]
+           for m in ("continuous", "request")}
+    return {**out, "speedup": out["continuous_tps"] / out["request_tps"]}
+
+
+def pick_max_seqs(rows, slo_ttft_ms, slo_tpot_ms):
+    """The max_seqs with the most goodput among rows meeting both p99 SLOs (ties: smaller)."""
+    from .slo_pick import pick
+    return pick(rows, slo_ttft_ms, slo_tpot_ms)
+
+
+def _ref(module: str, name: str) -> Callable[[], Any]:
+    return lambda: getattr(import_module(f"labsupport.{module}"), name)
+
+
 _knee.__name__ = "find_knee"
 _sweep.__name__ = "reference_sweep"
 
@@ -47,6 +111,17 @@ LAB: dict[str, Callable[[], Any]] = {  # exercise id -> the lab's own answer
     "ex02_9": partial(_micro, "work_conserving"),
     "ex02_7": lambda: _sweep,
     "ex02_8": lambda: _knee,
+    "ex01_1": lambda: utilisation,
+    "ex01_2": lambda: latency_percentiles,
+    "ex01_3": _ref("queueing", "md1_wait_ms"),
+    "ex03_1": lambda: pad_batch,
+    "ex04_1": lambda: mean_pool,
+    "ex04_3": lambda: pick_knobs,
+    "ex05_4": lambda: kv_budget,
+    "ex05_5": _ref("decoder.tokentimes", "token_metrics"),
+    "ex05_6": _ref("decoder.roofline", "crossover_batch"),
+    "ex06_3": lambda: head_to_head,
+    "ex06_6": lambda: pick_max_seqs,
 }
 
 

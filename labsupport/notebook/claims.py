@@ -102,3 +102,40 @@ def checked_fit(rows, fallback: ServiceModel = SHIPPED_MINILM_CPU
                           f"the lab's shipped coefficients {fallback} instead. Rerun the "
                           f"measuring cell when the machine is quiet.")
     return fit, f"Fitted on this machine: {fit} (RMS residual {rel:.0%} of the mean time)."
+
+
+def checked_step_fit(steps, fallback=None) -> tuple:
+    """Fit ``StepCost`` to measured decode ``StepRecord``s; check it, else use ``fallback``
+    (default: the shipped ``stepsim.DEFAULT_COST``, fitted on the lab's 2-core CPU).
+
+    Checks: the median absolute residual is ≤ ``MAX_REL_RESIDUAL`` of the median step (the
+    fit drops stalled steps, so the residual is a robust one too); measured time does not
+    fall as steps get bigger (medians over quartiles of the fitted cost); some per-row or
+    per-token cost is > 0. Returns the ``StepCost`` and a one-line note saying which one is
+    used and why."""
+    from ..decoder.stepsim import DEFAULT_COST, StepCost
+    fallback = DEFAULT_COST if fallback is None else fallback
+    fit = StepCost.fit(steps)
+    ms = np.array([st.ms for st in steps], float)
+    pred = np.array([fit.cost(st.seqs, st.tokens, st.kv_read) for st in steps])
+    rel = float(np.median(np.abs(pred - ms)) / max(np.median(ms), 1e-9))
+    bad = []
+    if rel > MAX_REL_RESIDUAL:
+        bad.append(f"the fit misses a typical step by {rel:.0%}")
+    order = np.argsort(pred, kind="stable")
+    meds = [float(np.median(ms[q])) for q in np.array_split(order, 4) if len(q)]
+    if np.any(np.diff(meds) < -0.1 * max(meds)):
+        bad.append("bigger steps measured faster than smaller ones")
+    if fit.per_seq_ms <= 0 and fit.per_token_ms <= 0:
+        bad.append("the fit says a step costs the same whatever it computes")
+    if bad:
+        return fallback, (f"The step timings look noisy ({'; '.join(bad)}): using the lab's "
+                          f"shipped coefficients ({_step_str(fallback)}) instead. Rerun the "
+                          "measuring cell when the machine is quiet.")
+    return fit, (f"Fitted on this machine: {_step_str(fit)} (median residual {rel:.0%} of "
+                 f"the median step, {len(steps)} steps).")
+
+
+def _step_str(c) -> str:
+    return (f"fixed {c.fixed_ms:.3f} ms + {c.per_seq_ms:.4f}/row + {c.per_token_ms:.4f}/token "
+            f"fed + {c.per_kv_ms:.5f}/KV token read")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from ..batching.config import DELAY_HELP, DELAY_MEANING
 from ..batching.policies import POLICIES
 from ..costs import ServiceModel
 from ..metrics import summarize
@@ -31,7 +32,7 @@ class BatchingExplorer:
                                      continuous_update=False)
         self.max_delay_ms = w.FloatSlider(value=max_delay_ms, min=0.0, max=100.0, step=0.5,
                                           description="max_delay_ms", style=style,
-                                          continuous_update=False)
+                                          continuous_update=False, tooltip=DELAY_HELP)
         self.rate_per_s = w.FloatSlider(value=rate_per_s, min=10.0, max=1000.0, step=10.0,
                                         description="rate_per_s", style=style,
                                         continuous_update=False)
@@ -41,10 +42,11 @@ class BatchingExplorer:
         self.policy = w.Dropdown(options=list(POLICIES), value=policy, description="policy",
                                  style=style)
         self.readout = w.HTML()
+        self.delay_note = w.HTML()  # what max_delay_ms means under the chosen policy
         self.out = w.Output()
         self.widget = w.VBox([w.HBox([self.max_batch, self.max_delay_ms, self.policy]),
                               w.HBox([self.rate_per_s, self.burstiness]),
-                              self.readout, self.out])
+                              self.delay_note, self.readout, self.out])
         self.last_update_ms = float("nan")
         self.last_summary: dict = {}
         self.last_png = b""
@@ -83,6 +85,8 @@ class BatchingExplorer:
         res = self.result()
         self.last_summary = summarize(res)
         self.readout.value = readout_html(self.last_summary)
+        self.delay_note.value = (f"<i>max_delay_ms under {self.policy.value!r}: "
+                                 f"{DELAY_MEANING.get(self.policy.value, DELAY_HELP)}</i>")
         buf = io.BytesIO()
         self.figure(res).savefig(buf, format="png")  # one draw; inline's tight bbox takes two
         self.last_png = buf.getvalue()

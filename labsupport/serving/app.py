@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from starlette.requests import Request  # module level: FastAPI resolves handler annotations
 
-from ..batching.config import DEFAULT_POLICY, BatchConfig
+from ..batching.config import DEFAULT_POLICY, DELAY_HELP, BatchConfig
 from ..batching.policies import POLICIES, make_policy
 from ..batching.runtime import MicroBatcher
 from ..costs import ServiceModel
@@ -247,7 +247,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--fake-per-token-ms", type=float, default=0.0,
                    help="fake model: ms per padded token")
     p.add_argument("--max-batch", type=int, default=BatchConfig.max_batch)
-    p.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms)
+    p.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms, help=DELAY_HELP)
     p.add_argument("--max-queue", type=int, default=BatchConfig.max_queue,
                    help="texts allowed to wait; more → 429 (bounds memory and latency)")
     p.add_argument("--policy", default=DEFAULT_POLICY, choices=sorted(POLICIES))

@@ -15,7 +15,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..batching.config import BatchConfig
+from ..batching.config import DELAY_HELP, BatchConfig
 from ..batching.policies import POLICIES
 from ..validate import check_choice, check_int
 
@@ -153,7 +153,7 @@ def knobs_from_service(url: str) -> Knobs:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="labsupport export", description=__doc__.split("\n\n")[0])
     p.add_argument("--max-batch", type=int, default=Knobs.max_batch)
-    p.add_argument("--max-delay-ms", type=float, default=Knobs.max_delay_ms)
+    p.add_argument("--max-delay-ms", type=float, default=Knobs.max_delay_ms, help=DELAY_HELP)
     p.add_argument("--max-queue", type=int, default=Knobs.max_queue)
     p.add_argument("--policy", choices=POLICIES, default=Knobs.policy,
                    help="the lab policy the knobs come from (work_conserving/bucketed export "
