@@ -130,7 +130,7 @@ class ContinuousGenerator:
         rows = np.asarray(self.rows_per_step)
         busy_s = sum(self.step_ms) / 1000.0
         # every generated token but each sequence's last is fed back once as a decode token
-        decode_fed = self.tokens - self.finished
+        decode_fed, kv = self.tokens - self.finished, self.engine.sched.kv
         return {"kind": "continuous (iteration-level)", "steps": int(len(rows)),
                 "mean_rows_per_step": float(rows.mean()) if len(rows) else 0.0,
                 "max_rows_per_step": int(rows.max()) if len(rows) else 0,
@@ -138,8 +138,10 @@ class ContinuousGenerator:
                 "tokens_per_busy_s": self.tokens / busy_s if busy_s else 0.0,
                 "prefix_caching": bool(self.engine.cfg.prefix_caching),
                 "prompt_tokens": self.prompt_tokens,
-                "prefix_hit_tokens": int(self.engine.sched.kv.hit_tokens),
-                "prefill_tokens_fed": self.fed_tokens - decode_fed}
+                "prefix_hit_blocks": int(kv.hit_tokens) // kv.block_size,
+                "prefix_hit_tokens": int(kv.hit_tokens),   # = prefill tokens saved
+                "prefill_tokens_fed": self.fed_tokens - decode_fed,
+                "prefill_saved": kv.hit_tokens / self.prompt_tokens if self.prompt_tokens else 0.0}
 
     def close(self) -> None:
         self._stop.set()

@@ -38,12 +38,15 @@ DOCS = [  # (title, text): a small knowledge base about serving, written for thi
 ]
 
 # Every prompt starts with this template (like a production RAG system prompt), so every
-# question shares its full KV blocks: with prefix caching they are computed once.
+# question shares its full KV blocks: with prefix caching they are computed once. It is
+# 100 MiniLM tokens, six full 16-token blocks (96 tokens) shared by every prompt.
 SYSTEM_PROMPT = (
     "You are the teaching assistant of a course on serving machine learning models. Answer "
     "the question using only the passages below. If the passages do not contain the answer, "
     "say that you do not know instead of guessing. Keep the answer short and concrete, name "
-    "the knob or the system the passages mention, and do not repeat the question. Passages:")
+    "the knob or the system the passages mention, and do not repeat the question. Write for "
+    "a student who has just met these terms, prefer numbers with their units to adjectives, "
+    "and when two passages disagree, say so and give both. Passages:")
 
 
 QUESTIONS = [

@@ -84,6 +84,9 @@ def test_prefix_caching_reuses_the_system_prompt_and_both_ttfts_are_reported():
     assert off["prefix_hit_tokens"] == 0 and off["prefill_tokens_fed"] == off["prompt_tokens"]
     assert on["prefix_caching"] and on["prefix_hit_tokens"] >= (len(qs) - 4) * 16
     assert on["prefill_tokens_fed"] == on["prompt_tokens"] - on["prefix_hit_tokens"]
+    assert on["prefix_hit_blocks"] * 16 == on["prefix_hit_tokens"]  # whole blocks only
+    assert on["prefill_saved"] == pytest.approx(on["prefix_hit_tokens"] / on["prompt_tokens"])
+    assert off["prefill_saved"] == 0.0 < on["prefill_saved"]
     for a in a_on:  # end-to-end = embed + retrieve + generator queue + prefill + first step
         assert a.e2e_ttft_ms >= a.embed_ms + a.ttft_ms - 1e-6
         assert a.e2e_ttft_ms <= a.total_ms + 1e-6
