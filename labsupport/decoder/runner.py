@@ -110,10 +110,13 @@ class ModelRunner:
             return None
         B, Q = len(rows), max(r[1] for r in rows)
         NB = max(len(r[3]) for r in rows)
-        q_idx = [[first + min(i, n - 1) for i in range(Q)] for first, n, _, _ in rows]
-        q_pos = [[start + i if i < n else 0 for i in range(Q)] for _, n, start, _ in rows]
         tables = [t + [0] * (NB - len(t)) for *_, t in rows]
-        keep = [r * Q + i for r, (_, n, _, _) in enumerate(rows) for i in range(n)]
+        if Q == 1:   # decode rows: one query each (the common case: plain lists, no keep)
+            q_idx, q_pos, keep = [[r[0]] for r in rows], [[r[2]] for r in rows], None
+        else:
+            q_idx = [[first + min(i, n - 1) for i in range(Q)] for first, n, _, _ in rows]
+            q_pos = [[start + i if i < n else 0 for i in range(Q)] for _, n, start, _ in rows]
+            keep = [r * Q + i for r, (_, n, _, _) in enumerate(rows) for i in range(n)]
         d = self.device
         q_idx = torch.tensor(q_idx, device=d)
         T = NB * block_size
@@ -122,7 +125,7 @@ class ModelRunner:
             torch.arange(T, device=d)[None, :] > torch.tensor(q_pos, device=d)[:, :, None],
             float("-inf"))
         q_idx = q_idx.flatten()
-        if Q == 1:   # decode rows: one query each, nothing to drop
+        if keep is None:   # nothing to drop
             return q_idx, torch.tensor(tables, device=d).flatten(), mask[:, None], None, q_idx, \
                 (B, Q, NB)
         keep = torch.tensor(keep, device=d)
