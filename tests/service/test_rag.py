@@ -61,3 +61,36 @@ def test_a_prompt_that_can_never_fit_fails_alone(rag):
         return await asyncio.gather(too_long, fine, return_exceptions=True)
     bad, good = asyncio.run(go())
     assert isinstance(bad, ValueError) and len(good[0]) == 4
+
+
+def test_prefix_caching_reuses_the_system_prompt_and_both_ttfts_are_reported():
+    """Every prompt starts with the same system prompt: with prefix caching its full blocks
+    are computed once (fewer prefill tokens fed), the answers stay token-identical, and the
+    stats give the end-to-end TTFT beside the generator-only one."""
+    qs = [title for title, _ in DOCS]
+    got = {}
+    for on in (False, True):
+        r = RagPipeline(encoder=BagOfWords(), max_batch=8, max_seqs=4, top_k=2,
+                        prefix_caching=on)
+        try:
+            answers = asyncio.run(r.run(qs, rate_per_s=100, min_new=2, max_new=8, seed=4))
+            got[on] = (answers, r.stats(answers), len(r.prefix))
+        finally:
+            r.close()
+    (a_off, s_off, n_prefix), (a_on, s_on, _) = got[False], got[True]
+    assert n_prefix >= 32, "the system prompt should fill at least two 16-token blocks"
+    assert all(a.output == b.output for a, b in zip(a_off, a_on))
+    off, on = s_off["generator"], s_on["generator"]
+    assert off["prefix_hit_tokens"] == 0 and off["prefill_tokens_fed"] == off["prompt_tokens"]
+    assert on["prefix_caching"] and on["prefix_hit_tokens"] >= (len(qs) - 4) * 16
+    assert on["prefill_tokens_fed"] == on["prompt_tokens"] - on["prefix_hit_tokens"]
+    assert on["prefix_hit_blocks"] * 16 == on["prefix_hit_tokens"]  # whole blocks only
+    assert on["prefill_saved"] == pytest.approx(on["prefix_hit_tokens"] / on["prompt_tokens"])
+    assert off["prefill_saved"] == 0.0 < on["prefill_saved"]
+    for a in a_on:  # end-to-end = embed + retrieve + generator queue + prefill + first step
+        assert a.e2e_ttft_ms >= a.embed_ms + a.ttft_ms - 1e-6
+        assert a.e2e_ttft_ms <= a.total_ms + 1e-6
+    t = s_on["ttft"]
+    assert {"end_to_end", "generator_only"} <= set(t)
+    assert t["end_to_end_p50_ms"] > t["generator_only_p50_ms"]
+    assert t["generator_only_p50_ms"] == s_on["generator"]["ttft_p50_ms"]
