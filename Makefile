@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 
 .PHONY: help lab install install-test test test-fast doctor release collect autograde feedback grades \
-        bench-batcher bench-adaptive bench-padding bench-decode bench-service bench-gpu bench-peers aiperf peers lab-settings serve clean \
+        bench-batcher bench-adaptive bench-padding bench-decode bench-service bench-gpu bench-peers aiperf peers serve-ray lab-settings serve clean \
         hub hub-install test-hub
 
 help: ## list the targets
@@ -82,6 +82,10 @@ $(PEER_PYTRITON_STAMP): requirements-peers-pytriton.txt | $(PEER_RAY_STAMP)
 
 bench-peers: install peers ## JSON + PNG: Ray Serve, PyTriton and the lab's batcher, same toy model and load
 	$(PY) -m labsupport.cli bench peers
+
+serve-ray: $(PEER_RAY_STAMP) ## the lab's service on Ray Serve, 127.0.0.1:$(or $(PORT_RAY),8010) (REPLICAS=N or AUTOSCALE=MIN:MAX)
+	PYTHONPATH=$(CURDIR) RAY_USAGE_STATS_ENABLED=0 $(PEERS_DIR)/ray/bin/python -m labsupport.serving.ray_deploy \
+	  --port $(or $(PORT_RAY),8010) $(if $(AUTOSCALE),--autoscale $(AUTOSCALE),--replicas $(or $(REPLICAS),2))
 
 doctor: install ## check versions, device, model files and data
 	$(PY) -m labsupport.cli doctor

@@ -32,7 +32,7 @@ from starlette.requests import Request  # module level: FastAPI resolves handler
 from ..batching.config import DEFAULT_POLICY, DELAY_HELP, BatchConfig
 from ..batching.policies import POLICIES, make_policy
 from ..batching.runtime import MicroBatcher
-from ..costs import ServiceModel
+from ..costs import ServiceModel, fake_model
 from .embed_core import BadInput
 from .net import HOST, free_socket, pid_alive
 from .stats import ServiceMetrics
@@ -43,8 +43,8 @@ CONFIG_KNOBS = ("max_batch", "max_delay_ms", "max_queue", "policy")
 
 
 class FakeEncoder:
-    """A stand-in encoder: sleeps ``cost(n, padded tokens)`` ms of a ``ServiceModel``
-    (default: the lab's toy 5 ms + 0.2 ms per item) and returns deterministic unit vectors.
+    """A stand-in encoder: sleeps ``cost(n, padded tokens)`` ms of a ``ServiceModel`` in the
+    lab's one ``fake_model`` (default: 5 ms + 0.2 ms per item), returns deterministic unit vectors.
     Tokens are whitespace words + 2 (like [CLS] … [SEP])."""
 
     def __init__(self, cost: ServiceModel | None = None, dim: int = 16, max_length: int = 256):
@@ -59,8 +59,9 @@ class FakeEncoder:
         return len(text.split()) + 2
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        longest = max((self.count_tokens(t) for t in texts), default=0)
-        time.sleep(self.cost.cost(len(texts), longest * len(texts)) / 1000.0)
+        return fake_model(self.cost, self._vectors, length=self.count_tokens, spin_ms=0.2)(texts)
+
+    def _vectors(self, texts: list[str]) -> np.ndarray:
         seeds = [sum(t.encode()) + 7 * len(t) for t in texts]
         vecs = np.stack([np.random.default_rng(s).standard_normal(self.dim) for s in seeds]) \
             if texts else np.zeros((0, self.dim))
@@ -292,8 +293,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"labsupport serve: {model_name(model)}, {svc.config()} on {url}", flush=True)
     server.run(sockets=[sock])
     return 0
-
-
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ every ``/stats`` poll (so a change made elsewhere, by another cell or client, sh
     dash.figure()            # a static matplotlib figure of everything polled so far
 
 The poller is a daemon thread, bounded by ``max_duration_s`` and stopped by ``stop()``,
-by garbage collection or at interpreter exit. Drawing uses matplotlib's Agg canvas
+by garbage collection or at interpreter exit. A failed poll (a swamped service timing out)
+is retried, not fatal; when polling ends the sliders read ``/config`` one last time. Drawing uses matplotlib's Agg canvas
 (no pyplot), so it is safe off the main thread.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .net import check_loopback, get_config, post_config
 from ..batching.policies import POLICIES
 from ..validate import check_float
 
+MAX_FAILURES = 3  # connection refusals in a row before the poller decides the service is gone
 PANELS = (("queue_depth", "queue depth (texts)"), ("mean_batch", "mean batch size"),
           ("latency", "latency (ms)"), ("throughput_rps", "throughput (req/s)"))
 
@@ -218,26 +220,49 @@ class Dashboard:
         self._thread.start()
 
     def _loop(self) -> None:
-        end = time.monotonic() + self.max_duration_s
+        """A slow or failed poll (a swamped service) is shown and retried: a poller that
+        stopped would leave the sliders showing an old config. Only a service that has
+        gone (``MAX_FAILURES`` connection refusals in a row) ends it early."""
+        import httpx
+        end, refused = time.monotonic() + self.max_duration_s, 0
         while not self._stop.wait(self.interval_s):
             if time.monotonic() > end:
                 break
             try:
                 self.poll()
                 self._redraw()
-            except Exception as exc:  # service gone: say so and stop polling
+                refused = 0
+            except Exception as exc:
+                refused = refused + 1 if isinstance(exc, httpx.ConnectError) else 0
+                gone = refused >= MAX_FAILURES
                 if "status" in self._w:
-                    self._w["status"].value = f"polling stopped: {type(exc).__name__}: {exc}"
-                break
+                    self._w["status"].value = (f"polling {'stopped' if gone else 'retrying'}:"
+                                               f" {type(exc).__name__}: {exc}")
+                if gone:
+                    break
+        self._final_sync()
+
+    def _final_sync(self) -> None:
+        """When polling ends, show the live config one last time (and say it may age)."""
+        try:
+            self.sync(get_config(self.url, self._client))
+        except Exception:
+            return
+        if "status" in self._w:
+            self._w["status"].value = ("poller stopped; sliders show the config at "
+                                       f"{time.strftime('%H:%M:%S')}: {self.live_config}")
 
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
     def stop(self) -> None:
+        """Stop polling; the sliders then show the live config as of now and still work."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(5)
+        if self._thread is not None and self._thread.is_alive():
+            self._thread.join(15)  # its last act: _final_sync()
+        else:
+            self._final_sync()
 
 
 def _shutdown(stop: threading.Event, client) -> None:

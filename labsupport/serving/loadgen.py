@@ -99,15 +99,15 @@ class HttpClient:
     async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
         """``(status, body)``; a stale pooled connection is retried once on a fresh one."""
         for attempt in (0, 1):
-            fresh = not self._idle
-            conn = self._idle.pop() if self._idle else await asyncio.wait_for(
-                asyncio.open_connection(self.host, self.port), self.timeout_s)
+            fresh = attempt == 1 or not self._idle  # the pool may be all stale after a pause
+            conn = await asyncio.wait_for(asyncio.open_connection(self.host, self.port),
+                                          self.timeout_s) if fresh else self._idle.pop()
             try:
                 return await asyncio.wait_for(self._exchange(conn, method, path, body),
                                               self.timeout_s)
             except (ConnectionError, asyncio.IncompleteReadError, _Stale):
                 conn[1].close()
-                if fresh or attempt:
+                if fresh:
                     raise ConnectionError(f"connection to {self.host}:{self.port} lost")
             except BaseException:
                 conn[1].close()

@@ -158,3 +158,28 @@ def test_sleep_until_is_never_early_and_not_a_millisecond_late():
     late = asyncio.run(go())
     assert late[0] >= 0.0  # never before its time
     assert late[len(late) // 2] < 0.0006, late  # a plain sleep's median is ~1 ms
+
+
+def test_load_client_retries_a_stale_connection_on_a_fresh_one():
+    """After a pause every pooled keep-alive connection may have been closed by the server:
+    the retry must open a new connection, not take the next (also stale) pooled one (that
+    was a ConnectionError in ``labsupport bench service``'s lab runs)."""
+    async def handle(reader, writer):  # one answer per connection, then close (a timeout)
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        writer.close()
+
+    async def go():
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        client = HttpClient(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}")
+        try:
+            first = await asyncio.gather(*(client.request("GET", "/x") for _ in range(3)))
+            assert len(client._idle) == 3  # pooled, but the server has closed all three
+            await asyncio.sleep(0.05)
+            return first, await client.request("GET", "/x")
+        finally:
+            await client.aclose()
+            server.close()
+    first, after = asyncio.run(go())
+    assert first == [(200, b"ok")] * 3 and after == (200, b"ok")

@@ -45,3 +45,38 @@ def test_sliders_follow_the_live_config(service):
     finally:
         dash.stop()
         service.configure(**before)
+
+
+def test_a_failed_poll_is_retried_and_stop_shows_the_live_config(service, monkeypatch):
+    """A poll that times out (a swamped service) must not end the poller, or the sliders
+    keep an old config; and once polling stops they still show the config of that moment."""
+    import time
+
+    import httpx
+    before = service.get("/config")
+    dash = Dashboard(service.url, interval_s=0.1)
+    real_get, failed = dash._client.get, []
+
+    def flaky_get(url, **kw):
+        if url.endswith("/stats") and not failed:
+            failed.append(url)
+            raise httpx.ReadTimeout("the service took too long")
+        return real_get(url, **kw)
+    try:
+        dash.widget(start=False)
+        w = dash._w
+        monkeypatch.setattr(dash._client, "get", flaky_get)
+        dash.start()
+        service.configure(max_batch=2)
+        deadline = time.monotonic() + 5
+        while w["max_batch"].value != 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert failed and dash.running and w["max_batch"].value == 2
+        service.configure(max_batch=3, max_delay_ms=7.5)  # then the poller is stopped at once
+        dash.stop()
+        assert not dash.running
+        assert (w["max_batch"].value, w["max_delay_ms"].value) == (3, 7.5)
+        assert "poller stopped" in w["status"].value
+    finally:
+        dash.stop()
+        service.configure(**before)

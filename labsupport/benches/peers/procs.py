@@ -72,8 +72,10 @@ class Peer:
             self.proc.wait(5)
 
 
-def start_peer(peer: str, args: list[str], timeout_s: float = 120.0) -> Peer:
-    """Start ``peer``'s server script with its venv's python; wait for ``READY``."""
+def start_peer(peer: str, args: list[str], timeout_s: float = 120.0,
+               module: str | None = None) -> Peer:
+    """Start ``peer``'s server script (or ``python -m module``) with its venv's python;
+    wait for ``READY``."""
     py = peer_python(peer)
     if py is None:
         raise FileNotFoundError(f"{peer} {HINT}")
@@ -86,8 +88,8 @@ def start_peer(peer: str, args: list[str], timeout_s: float = 120.0) -> Peer:
     log = Path(tempfile.mkstemp(prefix=f"labsupport-{peer}-", suffix=".log")[1])
     t0 = time.monotonic()
     with open(log, "wb") as out:
-        proc = subprocess.Popen([str(py), str(HERE / SCRIPTS[peer][1]), "--port", str(port),
-                                 *args], stdout=out, stderr=subprocess.STDOUT, env=env,
+        what = ["-m", module] if module else [str(HERE / SCRIPTS[peer][1])]
+        proc = subprocess.Popen([str(py), *what, "--port", str(port), *args], stdout=out, stderr=subprocess.STDOUT, env=env,
                                 stdin=subprocess.DEVNULL, cwd=tempfile.gettempdir())
     p = Peer(peer, proc, f"http://127.0.0.1:{port}", log)
     while b"READY" not in log.read_bytes():
