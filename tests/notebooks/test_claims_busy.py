@@ -26,6 +26,7 @@ CHECK = {
     "bucketed_holds_slo_longer": lambda e: e["bucketed_req_per_s"] > e["naive_req_per_s"],
     "bucketing_beats_fifo": lambda e: e["bucketed_req_per_s"] >= e["fifo_req_per_s"],
     "real_knee_near_cap": lambda e: 0.5 * e["cap_ms"] <= e["knee_ms"] <= 1.5 * e["cap_ms"],
+    "adaptive_busiest_step": lambda e: e["adaptive p99 ms"] <= e["fixed p99 ms"],
 }
 # conclusions robust measurement must keep even on a busy machine
 MUST_HOLD = {"md1_matches_sim", "batching_cheaper", "window_waits_at_light_load",
@@ -33,7 +34,8 @@ MUST_HOLD = {"md1_matches_sim", "batching_cheaper", "window_waits_at_light_load"
 EXPECTED = {"01_naive_queue": {"real_latency_grows_with_load", "md1_matches_sim"},
             "04_encoder_batcher": {"batching_cheaper", "bucketed_drains_faster",
                                    "window_waits_at_light_load", "bucketed_holds_slo_longer",
-                                   "bucketing_beats_fifo", "real_knee_near_cap"}}
+                                   "bucketing_beats_fifo", "real_knee_near_cap",
+                                   "adaptive_busiest_step"}}
 
 
 @pytest.fixture(scope="module")
