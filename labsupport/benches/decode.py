@@ -98,7 +98,7 @@ def _best(model, reqs, repeat: int, variants: dict, slo: dict | None = None):
     for _ in range(repeat):
         for name, knobs in variants.items():
             res = _engine(model, reqs, **knobs)
-            seen[name].append(metrics.summarize(res)["tokens_per_s"])
+            seen[name].append(metrics.summarize_decode(res)["tokens_per_s"])
             if name not in best or seen[name][-1] >= max(seen[name][:-1]):
                 best[name] = res
     out = {k: _summary(r, slo) for k, r in best.items()}
@@ -109,7 +109,7 @@ def _best(model, reqs, repeat: int, variants: dict, slo: dict | None = None):
 
 def _summary(res, slo: dict | None = None) -> dict:
     from labsupport.decoder import metrics
-    out = metrics.summarize(res, **(slo or {}))
+    out = metrics.summarize_decode(res, **(slo or {}))
     out["wall_s"] = res.meta["wall_s"]
     fed = sum(st.tokens for st in res.steps)
     out["tokens_fed"] = fed
@@ -147,7 +147,7 @@ def _offline_rows(model, at0, a, knobs) -> dict:
                 peers.append(run_peer(model, at0, sizing))
             except Exception as exc:  # a peer that breaks must not hide our own figures
                 err = f"{type(exc).__name__}: {exc}"
-    tps = [metrics.summarize(r)["tokens_per_s"] for r in ours]
+    tps = [metrics.summarize_decode(r)["tokens_per_s"] for r in ours]
     best = ours[tps.index(max(tps))]
     out = {"order": "round robin: ours, peer, ours, peer, ...", "continuous": _summary(best)}
     out["continuous"]["tokens_per_s_runs"] = [round(float(x), 1) for x in tps]
@@ -188,7 +188,7 @@ def _chunk_rows(model, reqs, knobs) -> dict:
     from labsupport.decoder import metrics
     rows = {}
     for chunk in CHUNKS:
-        s = metrics.summarize(_engine(model, reqs, mode="continuous",
+        s = metrics.summarize_decode(_engine(model, reqs, mode="continuous",
                                       **{**knobs, "max_tokens_per_step": chunk}))
         rows[str(chunk)] = _round({k: s[k] for k in (
             "tokens_per_s", "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms")})
@@ -206,13 +206,13 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     torch.set_num_threads(a.threads)
     from labsupport.decoder import metrics, stepsim
-    from labsupport.decoder.runner import load_model
+    from labsupport.decoder.runner import load_decoder
     from labsupport.decoder.workload import (synthetic_code_trace, trace_requests,
                                              uniform_requests)
     from labsupport.traffic import load_trace
 
     t_start = time.perf_counter()
-    model = load_model(a.model, a.seed)
+    model = load_decoder(a.model, a.seed)
     vocab = model.config.vocab_size
     traces = {"conversation": load_trace(),
               "code": load_trace(a.trace) if a.trace else synthetic_code_trace(seed=a.seed)}
@@ -244,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     conv = runs["conversation"]
     cost = stepsim.StepCost.fit(conv["continuous"].steps + conv["request_level"].steps)
     sk = {k: v for k, v in knobs.items() if k != "clock"}
-    sim = {m: metrics.summarize(stepsim.simulate(reqs, mode=m, cost=cost, **sk))
+    sim = {m: metrics.summarize_decode(stepsim.simulate_steps(reqs, mode=m, cost=cost, **sk))
            ["tokens_per_s"] for m in ("continuous", "request")}
 
     c = shapes["conversation"]["continuous"]

@@ -17,7 +17,7 @@ Using it as a generator (e.g. behind a RAG pipeline)::
 
     from labsupport.decoder import Engine, ModelRunner, SchedulerConfig
     eng = Engine(ModelRunner(), SchedulerConfig(max_seqs=8, kv_budget_tokens=4096))
-    a = eng.add([5, 17, 42], max_new_tokens=20)      # token ids in, a Sequence back
+    a = eng.add([5, 17, 42], max_new_tokens=20)      # token ids in, a DecodeSequence back
     b = eng.add([7, 7], max_new_tokens=5)
     while eng.has_work():
         for seq in eng.step():                      # sequences finished in this step
@@ -34,11 +34,11 @@ import no torch.
 from .engine import Engine, EngineResult, StepRecord
 from .kvcache import BlockManager, KVBudgetExceeded
 from .scheduler import RequestTooLong, Scheduler, SchedulerConfig, StepPlan
-from .sequence import Sequence, Status
+from .sequence import DecodeSequence, Sequence, Status  # Sequence: the 0.1.0 name
 
 
 def __getattr__(name):  # torch-backed pieces load lazily, keeping the scheduler torch-free
-    if name in ("ModelRunner", "tiny_gpt2", "load_model", "run_requests"):
+    if name in ("ModelRunner", "tiny_gpt2", "load_decoder", "load_model", "run_requests"):
         from . import runner
         return getattr(runner, name)
     raise AttributeError(f"module 'labsupport.decoder' has no attribute {name!r}")

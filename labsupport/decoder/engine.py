@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 
 from ..validate import check_choice, check_int
 from .scheduler import RequestTooLong, Scheduler, SchedulerConfig
-from .sequence import Sequence
+from .sequence import DecodeSequence
 
 
 @dataclass
@@ -37,7 +37,7 @@ class StepRecord:
 
 @dataclass
 class EngineResult:
-    sequences: list[Sequence]
+    sequences: list[DecodeSequence]
     steps: list[StepRecord]
     config: SchedulerConfig
     peak_kv_blocks: int = 0
@@ -69,13 +69,13 @@ class Engine:
         self._next_id = 0
 
     def add(self, prompt: list[int], max_new_tokens: int, *, arrival: float | None = None,
-            id: int | None = None) -> Sequence:
+            id: int | None = None) -> DecodeSequence:
         """Queue a request (arrival defaults to now); raises ``RequestTooLong`` if it can
         never fit the KV budget."""
         if prompt is None:
             raise ValueError(f"request {id}: no prompt token ids (a traffic.Request needs a "
                              "payload: see decoder.workload.with_prompts)")
-        seq = Sequence(self._next_id if id is None else id, list(prompt), int(max_new_tokens),
+        seq = DecodeSequence(self._next_id if id is None else id, list(prompt), int(max_new_tokens),
                        self.now if arrival is None else float(arrival))
         limit = getattr(self.runner, "max_positions", None)
         if limit is not None and seq.max_len > limit:
@@ -89,7 +89,7 @@ class Engine:
     def has_work(self) -> bool:
         return self.sched.has_work()
 
-    def step(self) -> list[Sequence]:
+    def step(self) -> list[DecodeSequence]:
         """Run one iteration; returns the sequences that finished in it."""
         t0, c0, start = time.perf_counter(), time.thread_time(), self.now
         waiting = len(self.sched.waiting)
@@ -119,7 +119,7 @@ class Engine:
             del self.steps[:-self.keep_steps]   # a long-running server keeps memory bounded
         return done
 
-    def run(self, requests: Iterable = (), on_finish: Callable[[Sequence], None] | None = None,
+    def run(self, requests: Iterable = (), on_finish: Callable[[DecodeSequence], None] | None = None,
             max_steps: int | None = None) -> EngineResult:
         """Replay ``requests`` (objects with ``arrival`` ms, ``payload`` = prompt token ids and
         ``output_len``; or ``(prompt, max_new_tokens, arrival)`` tuples) until all finish.

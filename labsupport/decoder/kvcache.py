@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 
 from ..validate import check_int
-from .sequence import Sequence
+from .sequence import DecodeSequence
 
 
 class KVBudgetExceeded(RuntimeError):
@@ -69,14 +69,14 @@ class BlockManager:
         """Blocks needed to hold ``n_tokens`` tokens."""
         return -(-n_tokens // self.block_size)
 
-    def extra_blocks(self, seq: Sequence, n_tokens: int) -> int:
+    def extra_blocks(self, seq: DecodeSequence, n_tokens: int) -> int:
         """Blocks ``seq`` still lacks to hold ``n_tokens`` tokens in total."""
         return max(0, self.blocks_for(n_tokens) - len(seq.block_table))
 
-    def can_grow(self, seq: Sequence, n_tokens: int) -> bool:
+    def can_grow(self, seq: DecodeSequence, n_tokens: int) -> bool:
         return self.extra_blocks(seq, n_tokens) <= self.num_free
 
-    def grow(self, seq: Sequence, n_tokens: int) -> None:
+    def grow(self, seq: DecodeSequence, n_tokens: int) -> None:
         """Give ``seq`` enough blocks for ``n_tokens`` tokens in total."""
         need = self.extra_blocks(seq, n_tokens)
         if need > self.num_free:
@@ -97,7 +97,7 @@ class BlockManager:
         self.evictions += 1
         return block
 
-    def free(self, seq: Sequence) -> None:
+    def free(self, seq: DecodeSequence) -> None:
         """Drop ``seq``'s hold on its blocks; its cached tokens are gone for it. A named block
         nobody holds any more stays cached (evictable); the last blocks are released first,
         so they are evicted before the prefix they extend."""
@@ -113,13 +113,13 @@ class BlockManager:
         seq.block_table = []
         seq.num_cached = 0
 
-    def slots(self, seq: Sequence, start: int, stop: int) -> list[int]:
+    def slots(self, seq: DecodeSequence, start: int, stop: int) -> list[int]:
         """Cache slots of ``seq``'s tokens ``start..stop-1``."""
         bs, table = self.block_size, seq.block_table
         return [table[i // bs] * bs + i % bs for i in range(start, stop)]
 
     # -- prefix caching ---------------------------------------------------------------
-    def _names(self, seq: Sequence, n_blocks: int) -> list[int]:
+    def _names(self, seq: DecodeSequence, n_blocks: int) -> list[int]:
         """Names of (at least) ``seq``'s first ``n_blocks`` full blocks (memoised on it:
         the tokens of a full block never change)."""
         names, bs = seq.block_hashes, self.block_size
@@ -129,7 +129,7 @@ class BlockManager:
                                     seq.token_slice(i * bs, (i + 1) * bs)))
         return names
 
-    def prefix_hits(self, seq: Sequence) -> list[int]:
+    def prefix_hits(self, seq: DecodeSequence) -> list[int]:
         """Cached blocks that hold ``seq``'s leading full blocks, in order (none when caching
         is off). At least one token is left uncached, so the model has a row to sample."""
         if not self.prefix_caching or seq.block_table:
@@ -148,7 +148,7 @@ class BlockManager:
         of the free pool (those that were evictable) and count as already held."""
         return self.num_free - sum(1 for b in hits if self.ref[b] == 0) + len(hits)
 
-    def share(self, seq: Sequence, hits: list[int]) -> None:
+    def share(self, seq: DecodeSequence, hits: list[int]) -> None:
         """Give an empty ``seq`` the cached blocks ``hits`` (from ``prefix_hits``)."""
         if seq.block_table:
             raise ValueError(f"sequence {seq.id} already holds blocks: share before growing")
@@ -161,7 +161,7 @@ class BlockManager:
         self.hit_tokens += seq.num_cached
         self.peak_blocks = max(self.peak_blocks, self.used_blocks)
 
-    def commit(self, seq: Sequence, before: int = 0) -> None:
+    def commit(self, seq: DecodeSequence, before: int = 0) -> None:
         """Register the blocks of ``seq`` that became full and computed since it held
         ``before`` cached tokens (call after a step). A name already registered keeps its
         first block; ``seq``'s copy stays private."""

@@ -30,7 +30,7 @@ def slot_utilisation(res, backlogged: bool = False) -> float:
     return float((busy * ms).sum() / ms.sum()) if ms.sum() > 0 else float("nan")
 
 
-def summarize(res, slo_ttft_ms: float | None = None, slo_tpot_ms: float | None = None) -> dict:
+def summarize_decode(res, slo_ttft_ms: float | None = None, slo_tpot_ms: float | None = None) -> dict:
     r = per_request(res)
     span = np.nanmax(r["finish"]) - r["arrival"].min()
     tok = int(r["out"].sum())
@@ -64,3 +64,6 @@ def kv_waste(res) -> float:
     used = np.array([st.kv_tokens for st in res.steps], float)
     w = ms * held
     return float(1.0 - (ms * used).sum() / w.sum()) if w.sum() > 0 else 0.0
+
+
+summarize = summarize_decode  # the 0.1.0 name (labsupport.summarize is the encoder's)

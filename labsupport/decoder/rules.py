@@ -6,7 +6,7 @@ continuous admission under the step's token budget. ``Scheduler`` calls them (it
 from __future__ import annotations
 
 from .kvcache import BlockManager
-from .sequence import Sequence
+from .sequence import DecodeSequence
 
 
 def kv_admission(prompt_len: int, max_new_tokens: int, free_blocks: int, num_blocks: int,
@@ -24,7 +24,7 @@ def kv_admission(prompt_len: int, max_new_tokens: int, free_blocks: int, num_blo
     return "admit" if need <= free_blocks else "wait"
 
 
-def grow_or_preempt(seq: Sequence, n_tokens: int, running: list[Sequence], kv: BlockManager,
+def grow_or_preempt(seq: DecodeSequence, n_tokens: int, running: list[DecodeSequence], kv: BlockManager,
                     preempt) -> bool:
     """On-demand growth: give ``seq`` blocks for ``n_tokens`` tokens in all. While too few
     blocks are free, ``preempt`` the newest running sequence (``running[-1]``: it loses its

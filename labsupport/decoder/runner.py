@@ -30,7 +30,7 @@ def tiny_gpt2(seed: int = 0, **overrides):
         return GPT2LMHeadModel(cfg).eval()
 
 
-def load_model(path: str | None = None, seed: int = 0):
+def load_decoder(path: str | None = None, seed: int = 0):
     """A local GPT-2 checkpoint at ``path`` (offline), or ``tiny_gpt2(seed)`` when None."""
     if path is None:
         return tiny_gpt2(seed)
@@ -189,3 +189,6 @@ def run_requests(requests, model=None, *, clock: str = "wall", device=None, **kn
     from .scheduler import SchedulerConfig
     eng = Engine(ModelRunner(model, device=device), SchedulerConfig(**knobs), clock=clock)
     return eng.run(requests)
+
+
+load_model = load_decoder  # the 0.1.0 name (the service's is load_embedder)

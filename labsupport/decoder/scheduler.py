@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from ..validate import check_choice, check_int
 from .kvcache import BlockManager
 from .rules import admit_waiting, grow_or_preempt, kv_admission
-from .sequence import Sequence, Status
+from .sequence import DecodeSequence, Status
 
 MODES = ("continuous", "request")
 ADMISSIONS = ("reserve", "on_demand")
@@ -72,13 +72,13 @@ class StepPlan:
     """What one step runs: ``seqs[i]`` feeds ``num_new[i]`` tokens (1 when decoding);
     ``sample[i]`` says whether that row yields a token (False for a partial prefill chunk);
     ``pad[i]``: a finished row of a static batch, computed but discarded (no KV kept)."""
-    seqs: list[Sequence] = field(default_factory=list)
+    seqs: list[DecodeSequence] = field(default_factory=list)
     num_new: list[int] = field(default_factory=list)
     sample: list[bool] = field(default_factory=list)
     pad: list[bool] = field(default_factory=list)
-    preempted: list[Sequence] = field(default_factory=list)
+    preempted: list[DecodeSequence] = field(default_factory=list)
 
-    def add(self, seq: Sequence, n: int, pad: bool = False) -> None:
+    def add(self, seq: DecodeSequence, n: int, pad: bool = False) -> None:
         self.seqs.append(seq)
         self.num_new.append(n)
         self.sample.append(not pad and n == seq.uncached)
@@ -111,13 +111,13 @@ class Scheduler:
         c = self.cfg
         self.kv = BlockManager(c.kv_budget_tokens // c.block_size, c.block_size,
                                prefix_caching=c.prefix_caching)
-        self.waiting: deque[Sequence] = deque()
-        self.running: list[Sequence] = []   # admission order: oldest first
-        self.finished: list[Sequence] = []
+        self.waiting: deque[DecodeSequence] = deque()
+        self.running: list[DecodeSequence] = []   # admission order: oldest first
+        self.finished: list[DecodeSequence] = []
         self.free_slots = list(range(c.max_seqs))
 
     # -- queue ------------------------------------------------------------------------
-    def add(self, seq: Sequence) -> None:
+    def add(self, seq: DecodeSequence) -> None:
         """Queue ``seq``; reject it at once if it could never fit the KV budget."""
         if self._decide(seq) == "reject":
             raise RequestTooLong(
@@ -171,7 +171,7 @@ class Scheduler:
                                f"max_tokens_per_step={self.cfg.max_tokens_per_step}")
         return plan
 
-    def _try_admit(self, seq: Sequence, now: float) -> bool:
+    def _try_admit(self, seq: DecodeSequence, now: float) -> bool:
         """Admit the head of the queue if the KV budget lets it start now (it takes a place,
         its cached prefix blocks and, under ``reserve``, all its blocks); the caller then
         pops it from ``waiting``."""
@@ -190,7 +190,7 @@ class Scheduler:
         self._admit(seq, now, hits)
         return True
 
-    def _feed(self, seq: Sequence, n: int, plan: StepPlan) -> None:
+    def _feed(self, seq: DecodeSequence, n: int, plan: StepPlan) -> None:
         """Schedule ``n`` tokens of an admitted ``seq`` in this step (takes their blocks)."""
         if seq.status is not Status.RUNNING or not 1 <= n <= seq.uncached:
             raise ValueError(f"feed(seq, n): sequence {seq.id} is {seq.status.value} with "
@@ -199,7 +199,7 @@ class Scheduler:
         self.kv.grow(seq, seq.num_cached + n)
         plan.add(seq, n)
 
-    def _decide(self, seq: Sequence, hits: list[int] = ()) -> str:
+    def _decide(self, seq: DecodeSequence, hits: list[int] = ()) -> str:
         """``kv_admission`` for ``seq`` (after a preemption its tokens so far count as prompt);
         ``hits``: its cached prefix blocks, which it holds without taking free ones."""
         kv = self.kv
@@ -207,7 +207,7 @@ class Scheduler:
                             kv.free_after_hits(list(hits)), kv.num_blocks, kv.block_size,
                             self.cfg.admission)
 
-    def _admit(self, seq: Sequence, now: float, hits: list[int] = ()) -> None:
+    def _admit(self, seq: DecodeSequence, now: float, hits: list[int] = ()) -> None:
         if hits:
             self.kv.share(seq, list(hits))
             seq.prefix_hit = max(seq.prefix_hit, seq.num_cached)
@@ -218,7 +218,7 @@ class Scheduler:
             seq.admitted = now
         self.running.append(seq)
 
-    def _preempt(self, seq: Sequence, plan: StepPlan) -> None:
+    def _preempt(self, seq: DecodeSequence, plan: StepPlan) -> None:
         if seq not in self.running:
             raise ValueError(f"preempt(seq): sequence {seq.id} is not running")
         if any(s is seq for s in plan.seqs):
@@ -231,13 +231,13 @@ class Scheduler:
         self.waiting.appendleft(seq)
         plan.preempted.append(seq)
 
-    def _release(self, seq: Sequence) -> None:
+    def _release(self, seq: DecodeSequence) -> None:
         self.kv.free(seq)
         self.free_slots.append(seq.slot)
         self.free_slots.sort()
         seq.slot = -1
 
-    def postprocess(self, plan: StepPlan, tokens: list[int | None], now: float) -> list[Sequence]:
+    def postprocess(self, plan: StepPlan, tokens: list[int | None], now: float) -> list[DecodeSequence]:
         """Record this step's tokens (``tokens[i]`` for ``plan.seqs[i]``, None where the row
         does not sample); retire finished sequences. Returns those that finished now."""
         done = []
@@ -263,7 +263,7 @@ class Scheduler:
                 self._retire(seq)
         return done
 
-    def _retire(self, seq: Sequence) -> None:
+    def _retire(self, seq: DecodeSequence) -> None:
         self.running.remove(seq)
         self._release(seq)
         self.finished.append(seq)

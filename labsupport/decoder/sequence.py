@@ -17,7 +17,7 @@ class Status(Enum):
 
 
 @dataclass(eq=False)
-class Sequence:
+class DecodeSequence:
     """A prompt and the tokens generated for it. ``max_new_tokens`` is enforced exactly
     (EOS is ignored), as the trace's generated-token count."""
     id: int
@@ -72,3 +72,6 @@ class Sequence:
         """KV tokens reserved for this sequence: prompt + max_new_tokens (one more than it
         will ever store, since the last sampled token is never fed back: kept simple)."""
         return len(self.prompt) + self.max_new_tokens
+
+
+Sequence = DecodeSequence  # the 0.1.0 name (typing.Sequence is another thing)

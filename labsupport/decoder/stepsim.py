@@ -63,7 +63,7 @@ class CostRunner:
         return self.cost.cost(len(plan.seqs), plan.num_tokens, plan.kv_read())
 
 
-def simulate(requests: list[Request], cfg: SchedulerConfig | None = None,
+def simulate_steps(requests: list[Request], cfg: SchedulerConfig | None = None,
              cost: StepCost = DEFAULT_COST, **knobs) -> EngineResult:
     """Run ``requests`` (``length`` prompt tokens, ``output_len`` to generate, ``arrival``
     ms) through the engine on the cost model's clock. The prompt is the request's
@@ -78,3 +78,6 @@ def _prompt(r: Request) -> list[int]:
     if p is not None and len(p) == r.length:
         return list(p)
     return [-1 - int(r.id)] * r.length
+
+
+simulate = simulate_steps  # the 0.1.0 name (labsupport.simulate is the request-level one)

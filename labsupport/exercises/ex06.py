@@ -14,7 +14,7 @@ import numpy as np
 
 from ..decoder import Sequence, metrics
 from ..decoder.scheduler import kv_admission as ref_kv_admission
-from ..decoder.stepsim import StepCost, simulate
+from ..decoder.stepsim import StepCost, simulate_steps
 from ..traffic import Request
 from . import slo_pick
 from .guard import bounded, require_callable as _callable
@@ -165,14 +165,14 @@ def _trace_like(n: int, seed: int, gap_ms: float = 3.0) -> list[Request]:
 
 
 def _tps(res) -> float:
-    return metrics.summarize(res)["tokens_per_s"]
+    return metrics.summarize_decode(res)["tokens_per_s"]
 
 
 def check_ex06_3(obj, hidden: bool = False, ex: str = "ex06_3") -> None:
     """``obj(requests, run, **knobs) -> {"continuous_tps", "request_tps", "speedup"}``."""
     _callable(ex, obj, "head_to_head")
     cost = StepCost(fixed_ms=0.5, per_seq_ms=0.08, per_token_ms=0.01, per_kv_ms=0.0002)
-    run = partial(simulate, cost=cost)
+    run = partial(simulate_steps, cost=cost)
     if not hidden:
         cases = [(_trace_like(60, 1), dict(max_seqs=8)),
                  (_trace_like(20, 4, gap_ms=80.0), dict(max_seqs=8))]   # idle gaps

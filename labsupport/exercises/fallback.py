@@ -34,7 +34,7 @@ def _sweep(requests, delays_ms, *, policy, max_batch, service):
                            service=service)
 
 
-def utilisation(res) -> float:
+def busy_share_of_run(res) -> float:
     """Share (0..1) of time the model was busy, first arrival to last finish."""
     from ..metrics import utilisation as busy
     return busy(res.batch_start, res.batch_end, float(res.arrival.min()), float(res.finish.max()))
@@ -83,7 +83,7 @@ def kv_budget(config, gpu_bytes, weight_bytes, gpu_memory_utilization=0.9):
 def head_to_head(requests, run, **knobs):
     """Generated tokens/s of both engines (same requests and knobs), and their ratio."""
     from ..decoder import metrics
-    out = {f"{m}_tps": metrics.summarize(run(list(requests), mode=m, **knobs))["tokens_per_s"]
+    out = {f"{m}_tps": metrics.summarize_decode(run(list(requests), mode=m, **knobs))["tokens_per_s"]
            for m in ("continuous", "request")}
     return {**out, "speedup": out["continuous_tps"] / out["request_tps"]}
 
@@ -111,7 +111,7 @@ LAB: dict[str, Callable[[], Any]] = {  # exercise id -> the lab's own answer
     "ex02_9": partial(_micro, "work_conserving"),
     "ex02_7": lambda: _sweep,
     "ex02_8": lambda: _knee,
-    "ex01_1": lambda: utilisation,
+    "ex01_1": lambda: busy_share_of_run,
     "ex01_2": lambda: latency_percentiles,
     "ex01_3": _ref("queueing", "md1_wait_ms"),
     "ex03_1": lambda: pad_batch,

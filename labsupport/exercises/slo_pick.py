@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..decoder import metrics
-from ..decoder.stepsim import StepCost, simulate
+from ..decoder.stepsim import StepCost, simulate_steps
 from ..traffic import Request
 
 COST = StepCost(fixed_ms=0.5, per_seq_ms=0.08, per_token_ms=0.01, per_kv_ms=0.0002)
@@ -23,7 +23,7 @@ def pick(rows, slo_ttft_ms: float, slo_tpot_ms: float) -> int | None:
 
 
 def row(m: int, goodput: float, ttft: float, tpot: float, tps: float) -> dict:
-    """One sweep row as ``metrics.summarize(..., slo)`` gives it, plus ``max_seqs``."""
+    """One sweep row as ``metrics.summarize_decode(..., slo)`` gives it, plus ``max_seqs``."""
     return {"max_seqs": m, "goodput_rps": goodput, "ttft_p99_ms": ttft, "tpot_p99_ms": tpot,
             "tokens_per_s": tps, "ttft_p50_ms": ttft / 3, "tpot_p50_ms": tpot / 2}
 
@@ -54,7 +54,7 @@ def _sim_rows(seed: int, slo: dict) -> list[dict]:
     out = np.clip(np.round(rng.lognormal(3.3, 0.9, n)), 1, 150).astype(int)
     reqs = [Request(i, float(t), int(p), int(o)) for i, (t, p, o) in enumerate(
         zip(np.cumsum(rng.exponential(1.0, n)), rng.integers(4, 60, n), out))]
-    return [{"max_seqs": m, **metrics.summarize(simulate(reqs, cost=COST, max_seqs=m,
+    return [{"max_seqs": m, **metrics.summarize_decode(simulate_steps(reqs, cost=COST, max_seqs=m,
                                                          kv_budget_tokens=4096), **slo)}
             for m in (1, 2, 4, 8, 16, 32, 64)]
 
