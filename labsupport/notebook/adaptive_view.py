@@ -17,6 +17,7 @@ from ..batching.adaptive import Adaptive, dispatch_at
 from ..costs import ServiceModel
 from ..sim.simulator import SimResult, simulate
 from ..traffic import Request, poisson
+from .plots import show_png
 
 LOAD_STEPS = (0.05, 0.3, 0.6, 0.9)  # shares of capacity: idle, light, busy, near saturation
 FIXED = ("early", {"max_batch": 32, "max_delay_ms": 10.0})  # a typical hand-tuned setting
@@ -132,20 +133,11 @@ class AdaptiveView:
 
     def update(self, change=None) -> None:
         """Re-simulate at the slider's SLO, refresh the table and redraw (see explorer)."""
-        import base64
-        import io
-
         t0 = time.perf_counter()
         runs = self.results()
         self.last_p99 = {n: step_p99(r, self.step_ms, self.steps) for n, r in runs.items()}
         self.readout.value = self.table_html(runs)
-        buf = io.BytesIO()
-        self.figure(runs).savefig(buf, format="png")
-        self.last_png = buf.getvalue()
-        # one-step state replacement, never ``with out: display``: see explorer.update
-        self.out.outputs = ({"output_type": "display_data", "metadata": {},
-                             "data": {"image/png": base64.b64encode(self.last_png).decode(),
-                                      "text/plain": "<adaptive batcher plots>"}},)
+        self.last_png = show_png(self.out, self.figure(runs), "<adaptive batcher plots>")
         self.last_update_ms = (time.perf_counter() - t0) * 1000.0
 
     def _ipython_display_(self):

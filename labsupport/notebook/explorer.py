@@ -12,7 +12,8 @@ from ..costs import ServiceModel
 from ..metrics import summarize
 from ..sim.simulator import SimResult, simulate
 from ..traffic import bursty
-from .plots import COLORS, plot_batch_sizes, plot_latency_timeline, plot_throughput, readout_html
+from .plots import (COLORS, plot_batch_sizes, plot_latency_timeline, plot_throughput, readout_html,
+                    show_png)
 
 
 class BatchingExplorer:
@@ -78,25 +79,13 @@ class BatchingExplorer:
 
     def update(self, change=None) -> None:
         """Re-simulate with the current knobs, refresh the readout and redraw the plots."""
-        import base64
-        import io
-
         t0 = time.perf_counter()
         res = self.result()
         self.last_summary = summarize(res)
         self.readout.value = readout_html(self.last_summary)
         self.delay_note.value = (f"<i>max_delay_ms under {self.policy.value!r}: "
                                  f"{DELAY_MEANING.get(self.policy.value, DELAY_HELP)}</i>")
-        buf = io.BytesIO()
-        self.figure(res).savefig(buf, format="png")  # one draw; inline's tight bbox takes two
-        self.last_png = buf.getvalue()
-        # Replace the Output widget's state in one step, never ``with self.out: display(…)``:
-        # that routes the image through the frontend's output capture, and headless
-        # executors (nbclient under nbgrader) then echo a comm message on the shell socket
-        # that can leave the cell's reply unread until Execute.timeout (a 60 s stall).
-        self.out.outputs = ({"output_type": "display_data", "metadata": {},
-                             "data": {"image/png": base64.b64encode(self.last_png).decode(),
-                                      "text/plain": "<batching explorer plots>"}},)
+        self.last_png = show_png(self.out, self.figure(res), "<batching explorer plots>")
         self.last_update_ms = (time.perf_counter() - t0) * 1000.0
 
     def _ipython_display_(self):

@@ -93,3 +93,19 @@ def readout_html(s: Mapping[str, float]) -> str:
             f"mean batch <b>{s['mean_batch']:.1f}</b> · utilisation "
             f"<b>{s['utilisation']:.2f}</b> · window wait <b>{s['window_wait_ms']:.1f} ms</b>"
             f"</span>")
+
+
+def show_png(out, fig, label: str) -> bytes:
+    """Draw ``fig`` once as PNG into the Output widget ``out`` and return the bytes.
+    Replaces the widget's state in one step, never ``with out: display(…)``: that routes the
+    image through the frontend's output capture, and headless executors (nbclient under
+    nbgrader) then echo a comm message on the shell socket that can leave the cell's reply
+    unread until Execute.timeout (a 60 s stall)."""
+    import base64
+    import io
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")  # one draw; inline's tight bbox takes two
+    png = buf.getvalue()
+    out.outputs = ({"output_type": "display_data", "metadata": {},
+                    "data": {"image/png": base64.b64encode(png).decode(), "text/plain": label}},)
+    return png
