@@ -3,7 +3,7 @@ a + b·n) bound to Triton with its dynamic batcher (``max_queue_delay_microsecon
 preferred batch sizes), on Triton's HTTP ``POST /v2/models/toy/infer`` (KServe v2).
 
 Run with the PyTriton venv's python (``make peers`` → ``.peers/pytriton``; it pins
-numpy < 2) and ``PYTHONPATH`` at the repository (it imports only ``labsupport.costs``).
+numpy < 2) and ``PYTHONPATH`` at the repository (it imports only ``labsupport.costs`` and ``labsupport.batching.config``).
 On a CPU-only machine Triton's Python backend stub needs ``LD_LIBRARY_PATH`` set to
 Python's ``sysconfig`` LIBDIR (else ``'_thread.RLock' object has no attribute
 '_recursion_count'``)::
@@ -22,19 +22,20 @@ import threading
 
 import numpy as np
 
+from labsupport.batching.config import BatchConfig
 from labsupport.costs import ServiceModel, fake_model
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--port", type=int, required=True)
-    ap.add_argument("--max-batch", type=int, default=32, help="max_batch_size")
-    ap.add_argument("--max-delay-ms", type=float, default=5.0,
+    ap.add_argument("--max-batch", type=int, default=BatchConfig.max_batch, help="max_batch_size")
+    ap.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms,
                     help="dynamic batcher max_queue_delay, in ms")
     ap.add_argument("--preferred", default="", help="preferred batch sizes, comma-separated "
                     "(default: half and all of --max-batch)")
-    ap.add_argument("--fixed-ms", type=float, default=5.0)
-    ap.add_argument("--per-item-ms", type=float, default=0.2)
+    ap.add_argument("--fixed-ms", type=float, default=ServiceModel.fixed_ms)
+    ap.add_argument("--per-item-ms", type=float, default=ServiceModel.per_item_ms)
     a = ap.parse_args(argv)
 
     from pytriton.decorators import batch

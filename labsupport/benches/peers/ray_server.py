@@ -17,17 +17,18 @@ import signal
 import sys
 import threading
 
+from labsupport.batching.config import BatchConfig
 from labsupport.costs import ServiceModel, fake_model
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--port", type=int, required=True)
-    ap.add_argument("--max-batch", type=int, default=32, help="@serve.batch max_batch_size")
-    ap.add_argument("--max-delay-ms", type=float, default=5.0,
+    ap.add_argument("--max-batch", type=int, default=BatchConfig.max_batch, help="@serve.batch max_batch_size")
+    ap.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms,
                     help="@serve.batch batch_wait_timeout_s, in ms")
-    ap.add_argument("--fixed-ms", type=float, default=5.0)
-    ap.add_argument("--per-item-ms", type=float, default=0.2)
+    ap.add_argument("--fixed-ms", type=float, default=ServiceModel.fixed_ms)
+    ap.add_argument("--per-item-ms", type=float, default=ServiceModel.per_item_ms)
     ap.add_argument("--cpus", type=int, default=2, help="ray.init num_cpus")
     a = ap.parse_args(argv)
 
