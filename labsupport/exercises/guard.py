@@ -2,9 +2,34 @@
 message, instead of hanging the grader."""
 from __future__ import annotations
 
+import hashlib
+import os
+import secrets
 import sys
+import zlib
+
+import numpy as np
 
 STEP_LIMIT = 2_000_000  # traced Python lines per call: ~100× what a correct answer needs
+GRADER_SEED_ENV = "LAB_GRADER_SEED"  # set by the grader per grading run, never shipped
+
+
+def case_rng(ex: str, hidden: bool) -> np.random.Generator:
+    """The random source of ``ex``'s test cases.
+
+    Visible cases (``hidden=False``) are fixed: a student sees the same failure each run.
+    Hidden cases are drawn per grading run from the grader's secret seed
+    (``LAB_GRADER_SEED``, mixed with ``ex``), or from fresh entropy when it is unset, so a
+    table of inputs seen in an earlier run earns nothing: every hidden case must come from
+    this generator, never from a literal in the package.
+    """
+    if not hidden:
+        return np.random.default_rng(zlib.crc32(ex.encode()))
+    secret = os.environ.get(GRADER_SEED_ENV)
+    if not secret:
+        return np.random.default_rng(secrets.randbits(128))
+    digest = hashlib.sha256(f"{secret}:{ex}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "big"))
 
 
 class TooManySteps(AssertionError):
