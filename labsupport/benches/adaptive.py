@@ -24,7 +24,7 @@ import numpy as np
 
 from ..costs import ServiceModel
 from ..metrics import percentiles
-from ..serving.loadgen import schedule
+from ..serving.ops.loadgen import schedule
 from ..sim.simulator import simulate
 from ..traffic import load_trace
 from ..validate import check_float, check_int

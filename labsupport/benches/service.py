@@ -94,7 +94,7 @@ def run_lab(url: str, *, n: int, rate: float, tokens: int, seed: int) -> dict:
     """The lab's own open-loop client, same load (``POST /embed``)."""
     import asyncio
 
-    from ..serving.loadgen import run_load, schedule
+    from ..serving.ops.loadgen import run_load, schedule
     from ..metrics import percentiles
     reqs = schedule("poisson", rate, n, seed=seed, min_tokens=tokens, max_tokens=tokens)
     res = asyncio.run(run_load(url, reqs, pattern="poisson", max_duration_s=300))
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     if aiperf_bin() is None:
         print(json.dumps({"skipped": AIPERF_HINT}))
         return 0
-    from ..serving.launcher import start_service
+    from ..serving.ops.launcher import start_service
     svc = start_service(a.model, max_batch=16, max_delay_ms=5.0, max_queue=1024,
                         timeout_s=120)
     name = svc.get("/v1/models")["data"][0]["id"]

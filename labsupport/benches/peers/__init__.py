@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from ...paths import REPO
-from .procs import missing
+from .venvs import missing
 from .run import PEERS, PeersConfig, config_json, dumps, measure
 
 OUT = REPO / "build" / "bench-peers"

@@ -1,7 +1,7 @@
 """The protocol of ``labsupport bench peers``: every peer gets the same toy model (the
 lab's ``fake_model``: sleep a + b·n in a worker thread), the same seeded Poisson arrivals
-(``serving.loadgen.schedule``), sent open loop with latency counted from each request's
-*scheduled* send time (``serving.loadgen.run_load``: no coordinated omission), one peer
+(``serving.ops.loadgen.schedule``), sent open loop with latency counted from each request's
+*scheduled* send time (``serving.ops.loadgen.run_load``: no coordinated omission), one peer
 after another in one run, with the CPU the rest of the box used beside each figure.
 
 Two loads per peer: *light* (``light_rps``, far below capacity: the latency a lone request
@@ -17,9 +17,11 @@ from dataclasses import asdict, dataclass
 
 from ...batching.runtime import MicroBatcher, QueueFull
 from ...costs import ServiceModel, fake_model
-from ...serving.loadgen import LoadResult, run_load, schedule, sleep_until
+from ...serving.ops.exporter import ray_max_ongoing
+from ...serving.ops.loadgen import LoadResult, run_load, schedule, sleep_until
 from ...validate import check_float, check_int
-from .procs import CpuMeter, start_peer
+from .cpu import CpuMeter
+from .venvs import start_peer
 
 PEERS = ("lab_inprocess", "lab_http", "pytriton", "ray_serve")
 
@@ -153,7 +155,7 @@ def measure(name: str, cfg: PeersConfig) -> dict:
     knobs = ["--max-batch", str(cfg.max_batch), "--max-delay-ms", str(cfg.max_delay_ms),
              "--fixed-ms", str(cfg.fixed_ms), "--per-item-ms", str(cfg.per_item_ms)]
     if name == "lab_http":
-        from ...serving.launcher import start_service
+        from ...serving.ops.launcher import start_service
         svc = start_service("fake", max_batch=cfg.max_batch, max_delay_ms=cfg.max_delay_ms,
                             max_queue=100_000, fake_fixed_ms=cfg.fixed_ms,
                             fake_per_item_ms=cfg.per_item_ms, timeout_s=120)
@@ -164,10 +166,9 @@ def measure(name: str, cfg: PeersConfig) -> dict:
             svc.stop()
     peer = start_peer(name, knobs)
     how = {"ray_serve": "@serve.batch(max_batch_size, batch_wait_timeout_s), "
-                        f"max_ongoing_requests={max(2 * cfg.max_batch, 5)}, POST /embed",
-           "pytriton": "Triton dynamic_batching(max_queue_delay, preferred sizes "
-                       f"{sorted({max(1, cfg.max_batch // 2), cfg.max_batch})}), "
-                       "POST /v2/models/toy/infer"}[name]
+                        f"max_ongoing_requests={ray_max_ongoing(cfg.max_batch)}, POST /embed",
+           "pytriton": "Triton dynamic_batching(max_queue_delay, preferred sizes: half and "
+                       "all of max_batch), POST /v2/models/toy/infer"}[name]
     try:
         return {"how": how, "startup_s": peer.started_s,
                 **measure_http(name, peer.url, cfg, peer.proc.pid)}

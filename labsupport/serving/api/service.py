@@ -1,0 +1,107 @@
+"""One embedding service: the model behind the service's single ``MicroBatcher``, its
+metrics, per-request limits and the live knobs (``GET|POST /config``). The HTTP app
+(``app.py``) and every API (``tei_api``, ``openai_api``) wrap this object."""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from ...batching.config import DEFAULT_POLICY, BatchConfig
+from ...batching.policies import POLICIES, make_policy
+from ...batching.runtime import MicroBatcher
+from ...validate import check_choice
+from .embed_core import BadInput
+from .stats import ServiceMetrics
+
+CONFIG_KNOBS = ("max_batch", "max_delay_ms", "max_queue", "policy")
+
+
+@dataclass
+class Limits:
+    """Per-request input limits (checked before anything is queued)."""
+    max_items: int = 64            # texts per request; bigger lists should be split by the client
+    max_body_bytes: int = 1 << 20  # 1 MiB: far above 64 texts of 256 tokens
+
+
+def parse_config(body: bytes) -> dict[str, Any]:
+    """Validate a ``/config`` body into knobs (values checked later by ``BatchConfig``)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadInput(f"body must be JSON like {{\"max_batch\": 16}}: {exc}", 400) from None
+    if not isinstance(data, dict) or not data:
+        raise BadInput(f"body must be a JSON object with one or more of {list(CONFIG_KNOBS)}")
+    extra = set(data) - set(CONFIG_KNOBS)
+    if extra:
+        raise BadInput(f"unknown knob(s) {sorted(extra)}; allowed: {list(CONFIG_KNOBS)}")
+    if "policy" in data:
+        try:
+            check_choice("policy", data["policy"], POLICIES)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+    return data
+
+
+class EmbeddingService:
+    """The model behind a ``MicroBatcher``, plus metrics; the FastAPI app wraps this."""
+
+    def __init__(self, model, cfg: BatchConfig, policy: str = DEFAULT_POLICY,
+                 limits: Limits | None = None):
+        self.model, self.limits = model, limits or Limits()
+        self.policy_name = check_choice("policy", policy, POLICIES)
+        self.metrics = ServiceMetrics()
+        self.in_flight = 0  # accepted embed requests not answered yet
+        self.batcher = MicroBatcher(self._infer, max_batch=cfg.max_batch,
+                                    max_delay_ms=cfg.max_delay_ms, max_queue=cfg.max_queue,
+                                    max_tokens=cfg.max_tokens, policy=policy)
+
+    def _infer(self, items: list[tuple[str, int, float]]) -> list:
+        start = time.perf_counter()
+        vecs = self.model.embed([t for t, _, _ in items])
+        end = time.perf_counter()
+        lengths = [n for _, n, _ in items]
+        padded = self.batcher.policy.padded_tokens([SimpleNamespace(length=n) for n in lengths])
+        self.metrics.batch(len(items), padded, sum(lengths),
+                           [(start - t0) * 1000.0 for _, _, t0 in items],
+                           (end - start) * 1000.0)
+        return list(np.asarray(vecs, dtype=float))
+
+    def config(self) -> dict[str, Any]:
+        c = self.batcher.cfg
+        return {"max_batch": c.max_batch, "max_delay_ms": c.max_delay_ms,
+                "max_queue": c.max_queue, "policy": self.policy_name}
+
+    def reconfigure(self, knobs: dict[str, Any]) -> dict[str, Any]:
+        knobs = dict(knobs)
+        policy = knobs.pop("policy", None)
+        try:
+            self.batcher.reconfigure(**knobs)  # BatchConfig validates before changing
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        if policy is not None and policy != self.policy_name:
+            self.batcher.policy = make_policy(policy, self.batcher.cfg)
+            self.policy_name = policy
+        self.metrics.config_changed()
+        return self.config()
+
+    async def embed(self, items: list[tuple[str, int]]) -> list:
+        """Queue every text; all or nothing: a full queue rejects the whole request."""
+        self.batcher.admit(len(items))
+        now = time.perf_counter()
+        tasks = [asyncio.ensure_future(self.batcher.submit((t, n, now), length=n))
+                 for t, n in items]
+        self.in_flight += 1
+        try:
+            return await asyncio.gather(*tasks)
+        except BaseException:
+            for t in tasks:  # the request failed as a whole: drop its other texts
+                t.cancel()
+            raise
+        finally:
+            self.in_flight -= 1
