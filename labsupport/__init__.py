@@ -9,14 +9,13 @@
 - ``notebook/``: plots and widgets; course: ``exercises/``, ``grading``, ``benches/``, ``cli``
 
 Public API, imported lazily (``import labsupport`` stays fast and torch-free): the names in
-``_API`` below. Old module paths (``labsupport.policies`` …) still import: see ``moved``.
+``_API`` below.
 """
 from importlib import import_module
 
-from . import moved
 from .paths import autograde_mode  # noqa: F401  (public: labsupport.autograde_mode())
 
-__version__ = "0.2.0"
+__version__ = "0.3.0.dev0"  # the one place: pyproject.toml reads it (tool.setuptools.dynamic)
 
 _API = {
     "Request": "traffic", "poisson": "traffic", "bursty": "traffic", "ClosedLoop": "traffic",
@@ -35,7 +34,6 @@ _API = {
 }
 
 __all__ = sorted(_API)
-moved.install()
 
 
 def __getattr__(name):

@@ -37,8 +37,6 @@ def capacity_per_s(service_ms: float) -> float:
     return 1000.0 / service_ms
 
 
-utilisation = offered_load  # the 0.1.0 name; metrics.utilisation is the *measured* busy share
-
 
 def mg1_wait_ms(rate_per_s: float, service_ms: float, cv2: float = 0.0) -> float:
     """Mean queueing wait (ms, service excluded) of M/G/1; ``inf`` when ρ ≥ 1."""

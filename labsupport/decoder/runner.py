@@ -1,7 +1,7 @@
 """The model runner: a GPT-2-architecture decoder run over a paged KV cache.
 
 The weights and layers are a ``transformers`` ``GPT2LMHeadModel`` (built from a seeded
-config by ``tiny_gpt2``, or any local GPT-2 checkpoint via ``load_model``). Only the
+config by ``tiny_gpt2``, or any local GPT-2 checkpoint via ``load_decoder``). Only the
 attention is done here: each step packs every scheduled token into one ``[N, hidden]``
 batch for the dense layers (Orca's *selective batching*), writes the new K/V into the
 slots the ``BlockManager`` gave each sequence, and attends each row to its own cached
@@ -184,11 +184,9 @@ def _split_decode(rows: list) -> list[list]:
 def run_requests(requests, model=None, *, clock: str = "wall", device=None, **knobs):
     """Replay ``requests`` (``payload`` = prompt token ids, ``output_len``, ``arrival`` ms)
     through a fresh ``Engine`` on the real model; the same call shape as
-    ``stepsim.simulate``, so one experiment runs on either."""
+    ``stepsim.simulate_steps``, so one experiment runs on either."""
     from .engine import Engine
     from .scheduler import SchedulerConfig
     eng = Engine(ModelRunner(model, device=device), SchedulerConfig(**knobs), clock=clock)
     return eng.run(requests)
 
-
-load_model = load_decoder  # the 0.1.0 name (the service's is load_embedder)

@@ -73,5 +73,3 @@ class DecodeSequence:
         will ever store, since the last sampled token is never fed back: kept simple)."""
         return len(self.prompt) + self.max_new_tokens
 
-
-Sequence = DecodeSequence  # the 0.1.0 name (typing.Sequence is another thing)

@@ -6,7 +6,7 @@
 Embedding = attention-mask mean pooling of the last hidden state, then L2 normalisation
 (what sentence-transformers computes for this model). Inputs are tokenized once, checked
 against ``max_length`` (256 tokens; ``oversize="error"`` raises ``TooLong``, ``"truncate"``
-cuts with a warning) and padded by ``labsupport.padding``. ``embed_static`` sends only fixed
+cuts with a warning) and padded by ``labsupport.batching.shapes``. ``embed_static`` sends only fixed
 (batch, length) shapes to the model, the precondition for CUDA graphs / ``torch.compile``.
 ``measure`` times real batches and ``fit_service_model`` turns them into a ``ServiceModel``.
 """

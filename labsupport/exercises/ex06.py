@@ -1,9 +1,6 @@
 """Checks for notebook 06 (the continuous decoder). References: ``labsupport.decoder``'s
 scheduler (``kv_admission``) and step simulator; student functions run under the step
 limit of ``guard.bounded``, so an endless loop fails with a message instead of hanging.
-
-ex06_1..3 were ex05_1..3 in release 0.1.0: ``labsupport.exercises.ex05`` still offers
-``check_ex05_1..3`` (the same checks under their old ids) for gradebooks made then.
 """
 from __future__ import annotations
 
@@ -12,7 +9,7 @@ from functools import partial
 
 import numpy as np
 
-from ..decoder import Sequence, metrics
+from ..decoder import DecodeSequence, metrics
 from ..decoder.scheduler import kv_admission as ref_kv_admission
 from ..decoder.stepsim import StepCost, simulate_steps
 from ..traffic import Request
@@ -40,7 +37,7 @@ def _continuous_steps(lengths, max_seqs: int) -> int:
 
 
 def _drive(ex: str, obj, lengths, max_seqs: int) -> None:
-    seqs = [Sequence(i, [1], n) for i, n in enumerate(lengths)]
+    seqs = [DecodeSequence(i, [1], n) for i, n in enumerate(lengths)]
     running, waiting = [], deque(seqs)
     first_run: dict[int, int] = {}
     step = 0

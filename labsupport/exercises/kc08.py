@@ -10,10 +10,9 @@ checks the content and, when wrong, says only where to re-read.
 Trainers add a synonym by hashing it: ``python -m labsupport.exercises.kc08 kc08_01 "linger"``
 prints the digest to add to that item's concept group.
 
-Release 0.2.0 numbered this notebook 07 (items ``kc07_NN``). The digests were salted with
-those ids and still are (``salt_id``), so nothing was re-hashed; ``check_kc07_NN`` and the
-module path ``labsupport.exercises.kc07`` (``labsupport/moved.py``) keep working for
-nbgrader's stored test cells and for notebooks released before the renumbering.
+The digests are salted with each item's id under the notebook's first number
+(``salt_id``: ``kc08_05`` -> ``kc07_05``), so the key did not have to be re-hashed when
+the notebook was renumbered.
 """
 from __future__ import annotations
 
@@ -23,7 +22,7 @@ import sys
 from dataclasses import dataclass
 
 SALT = "labsupport-kc07-v1"
-LEGACY = "kc07_"  # the items' prefix in 0.2.0: it stays in the salt and in check_kc07_NN
+SALT_PREFIX = "kc07_"  # the items' prefix in the salt (the notebook's first number)
 MAX_WORDS = 30  # short answers are short; a word list of every concept cannot pass
 OBJECTIVES = {  # the lesson's six learning objectives, in short
     1: "what dynamic (windowed) batching is, and its two knobs",
@@ -69,8 +68,8 @@ def tokens(text: str) -> list[str]:
 
 
 def salt_id(item: str) -> str:
-    """The id ``item`` is salted with: its 0.2.0 name (``kc08_05`` -> ``kc07_05``)."""
-    return LEGACY + item.split("_", 1)[1]
+    """The id ``item`` is salted with (``kc08_05`` -> ``kc07_05``)."""
+    return SALT_PREFIX + item.split("_", 1)[1]
 
 
 def digest(item: str, phrase: str) -> str:
@@ -260,8 +259,8 @@ def _make_check(item: str):
 
 
 for _item in KEY:
-    globals()[f"check_{_item}"] = globals()[f"check_{salt_id(_item)}"] = _make_check(_item)
-__all__ = [f"check_{i}" for i in KEY] + [f"check_{salt_id(i)}" for i in KEY]  # new, then 0.2.0
+    globals()[f"check_{_item}"] = _make_check(_item)
+__all__ = [f"check_{i}" for i in KEY]
 TARGETS = {i: i for i in KEY}  # exercise id -> the variable the student's answer cell sets
 
 

@@ -6,11 +6,7 @@ state file, and later feedback is always about those committed answers (changing
 afterwards does not change its verdict). The explanations are stored sealed (XOR with a
 salted hash stream, base64), so neither this module nor the released notebook shows an
 answer in plain text. It only keeps honest students honest: the seal is not encryption.
-Grading is unaffected (nbgrader's hidden tests decide the marks).
-
-The seals of release 0.2.0 (items ``kc07_NN``) stay valid (they are keyed by
-``kc08.salt_id``), and a notebook released before the renumbering (answers named
-``kc07_NN``) is read as well.
+Grading is unaffected (nbgrader's hidden tests decide the marks). The seals are keyed by ``kc08.salt_id``, like the answer key.
 """
 from __future__ import annotations
 
@@ -24,7 +20,7 @@ from pathlib import Path
 from . import kc08
 
 SALT = "labsupport-kc07-explain-v1"
-STATE_ENV = "LABSUPPORT_KC07_STATE"  # where commits are kept (the name of 0.2.0, unchanged)
+STATE_ENV = "LABSUPPORT_KC07_STATE"  # where commits are kept
 
 
 def _stream(item: str, n: int) -> bytes:
@@ -90,8 +86,7 @@ def review(namespace: dict, commit: bool = False, path: Path | None = None) -> l
     committed one. Returns the printed lines."""
     path = state_path() if path is None else Path(path)
     done = _load(path)
-    answers = {i: namespace[n] for i in kc08.KEY  # a 0.2.0 notebook names them kc07_NN
-               for n in (kc08.salt_id(i), i) if n in namespace}
+    answers = {i: namespace[i] for i in kc08.KEY if i in namespace}
     if commit:
         new = {i: repr(a) for i, a in answers.items() if i not in done}
         if new:

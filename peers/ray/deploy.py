@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         check_int("port", a.port, 1, 65535)
     except ValueError as exc:
         msg = str(exc) if "must be" in str(exc) else f"--autoscale must be MIN:MAX, got {a.autoscale!r}"
-        print(f"ray_deploy: {msg}", file=sys.stderr)
+        print(f"peers/ray/deploy.py: {msg}", file=sys.stderr)
         return 2
     return ray_main(cfg, a.port, a.cpus, check_float("status_every", a.status_every, 0.0, 3600.0),
                     a.ready_file, a.parent_pid)

@@ -14,7 +14,7 @@ BACKLOG = [Request(k, 0.0, 10) for k in range(20)]
 
 
 def test_simulate_rejects_a_policy_object_with_other_knobs():
-    # 0.1.0 sent one batch of 20 here: max_batch=4 was silently ignored
+    # once sent one batch of 20 here: max_batch=4 was silently ignored
     with pytest.raises(ValueError, match="max_batch=4 disagrees"):
         simulate(BACKLOG, Bucketed(), max_batch=4)
 
@@ -30,7 +30,7 @@ def test_microbatcher_rejects_a_policy_object_with_other_knobs():
 
 
 def test_reconfigure_reaches_a_policy_object():
-    # 0.1.0: MicroBatcher(f, max_batch=4, policy=Bucketed(max_batch=32)) then
+    # once: MicroBatcher(f, max_batch=4, policy=Bucketed(max_batch=32)) then
     # reconfigure(max_batch=2) still sent one batch of 10
     sizes = []
 

@@ -145,31 +145,7 @@ def test_answers_are_not_in_the_module_or_the_release():
             assert f"{gid} = {answer!r}" not in release
 
 
-# --- release 0.2.0 numbered the knowledge check 07 (kc07_NN) -----------------------------
-
-def test_old_module_paths_are_the_same_modules():
-    import labsupport.exercises.kc07 as old
-    import labsupport.exercises.kc07_feedback as old_feedback
-    from labsupport.exercises import kc08_feedback
-    assert old is kc08 and old_feedback is kc08_feedback
-
-
-def test_old_test_cells_still_grade():
-    """A test cell stored by nbgrader before the renumbering, in a notebook of that release."""
-    nb = nbformat.read(SOLUTION, as_version=4)
-    right = {c.metadata.nbgrader["grade_id"]: c.source for c in nb.cells
-             if c.metadata.get("nbgrader", {}).get("grade_id") in kc08.KEY}
-    assert len(right) == len(kc08.KEY)
-    for item, source in right.items():
-        old = kc08.salt_id(item)
-        ns: dict = {}
-        exec("from labsupport.exercises.kc07 import *\n" + source.replace(item, old), ns)
-        exec(f"check_{old}({old})\ncheck_{old}({old}, hidden=True)", ns)  # the right answer passes
-    ns = {}
-    exec("from labsupport.exercises.kc07 import *\nkc07_13 = 'truncation'", ns)
-    with pytest.raises(AssertionError, match="^kc08_13: not correct yet"):
-        exec("check_kc07_13(kc07_13, hidden=True)", ns)
-
+# --- the digests are salted with the notebook's first ids (kc07_NN) ------------------------
 
 def test_digests_are_still_salted_with_the_old_ids():
     import hashlib

@@ -47,13 +47,3 @@ def test_explanations_are_sealed():
     for item, blob in kc08_feedback.SEALED.items():
         text = kc08_feedback.unseal(item, blob)
         assert len(text) > 20 and text.lower()[:30] not in module
-
-
-def test_a_notebook_of_release_0_2_0_is_read(tmp_path):
-    """Answers named kc07_NN (the notebook before the renumbering) get their feedback."""
-    from labsupport.exercises import kc07_feedback
-    lines = kc07_feedback.review({"kc07_11": 160, "kc07_18": 10}, commit=True,
-                                 path=tmp_path / "s.json")
-    by_item = {l.split(":")[0]: l for l in lines}
-    assert by_item["kc08_11"].startswith("kc08_11: right")
-    assert by_item["kc08_18"].startswith("kc08_18: not right") and "25 ms" in by_item["kc08_18"]

@@ -1,16 +1,14 @@
 """The package's shape: dependencies point one way (leaves ← world ← batching ← sim ←
 models ← serving ← notebook ← course), with no import circles, imports inside functions
-included, and no internal use of the old (moved) module paths."""
+included."""
 import ast
 from pathlib import Path
 
 import pytest
 
-from labsupport.moved import MOVED
-
 PKG = Path(__file__).resolve().parents[2] / "labsupport"
 LAYERS = [  # bottom first; a module may import its own layer or any below
-    {"validate", "paths", "device", "moved"},
+    {"validate", "paths", "device"},
     {"traffic", "costs", "metrics", "queueing"},
     {"batching"},
     {"sim"},
@@ -68,12 +66,6 @@ def _layer(mod: str) -> int:
 def test_every_module_has_a_layer():
     for mod in GRAPH:
         _layer(mod)
-
-
-def test_no_import_of_a_moved_path_inside_the_package():
-    old = {f"labsupport.{m}" for m in MOVED}
-    bad = {m: sorted(i & old) for m, i in GRAPH.items() if i & old}
-    assert not bad, f"import the new paths (labsupport/moved.py maps them): {bad}"
 
 
 @pytest.mark.parametrize("mod", sorted(GRAPH))
