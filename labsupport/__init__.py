@@ -23,7 +23,7 @@ _API = {
     "BatchConfig": "batching.config",
     "make_policy": "batching.policies", "POLICIES": "batching.policies",
     "Dispatch": "batching.policies", "Wait": "batching.policies",
-    "Policy": "batching.policies", "Bucketed": "batching.policies",
+    "Policy": "batching.policies", "Bucketed": "batching.bucketed",
     "Adaptive": "batching.adaptive",
     "load_encoder": "encoder", "Encoder": "encoder",
     "simulate": "sim", "SimResult": "sim", "ServiceModel": "costs",

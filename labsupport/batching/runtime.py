@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Sequence
 
 from .config import BatchConfig
-from .policies import Dispatch, Policy, make_policy, take
+from .policies import WAIT, Dispatch, Policy, ask, make_policy, take
 from .records import BatcherStats, BatchRecord  # noqa: F401  (public here too)
 
 
@@ -161,41 +161,44 @@ class MicroBatcher:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         running = sealed = None  # (batch, future, launch ms): executing / handed over next
+        due = 0.0  # the time (ms) of the last timer that fired: the clock has reached it
         try:
             while True:
                 self._wake.clear()
                 self._drop_cancelled()
-                if running is not None:
-                    if running[1].done():
-                        if sealed is not None and _failed(running[1]):
-                            await asyncio.wait([sealed[1]])  # retries run after it, in order
-                        await self._finish(*running, loop)
-                        running, sealed = sealed, None
-                        continue
-                    if sealed is None and self._queue and self.preseal:  # pre-seal: no handoff gap later
-                        s = self.policy.seal(self._queue, loop.time() * 1000.0)
-                        if s is not None:
-                            sealed = self._launch(take(self._queue, s, self.policy), loop,
-                                                  after=running[1])
-                            continue
-                    await self._wake.wait()
+                if running is not None and running[1].done():
+                    if sealed is not None and _failed(running[1]):
+                        await asyncio.wait([sealed[1]])  # retries run after it, in order
+                    await self._finish(*running, loop)
+                    running, sealed = sealed, None
                     continue
-                if self._closing and (not self._queue or not self._drain):
+                busy = running is not None
+                if self._closing and not busy and (not self._queue or not self._drain):
                     break
                 if not self._queue:
                     await self._wake.wait()
                     continue
-                now = loop.time() * 1000.0
-                d = self.policy.head(self._queue) if self._closing else \
-                    self.policy.decide(self._queue, now, False)
+                # a timer for ``until`` fires at until / 1000 s: read back in ms that can be
+                # an ulp short of ``until``, and the policy would ask for it again
+                now = max(loop.time() * 1000.0, due)
+                if self._closing:  # draining: the oldest go as soon as the executor frees
+                    d = WAIT if busy else self.policy.head(self._queue)
+                else:
+                    d = ask(self.policy, self._queue, now, busy)
                 if isinstance(d, Dispatch):
                     running = self._launch(take(self._queue, d, self.policy), loop)
                     continue
-                timeout = None if d.until is None else max(0.0, (d.until - now) / 1000.0)
+                if busy and sealed is None and self.preseal:  # pre-seal: no handoff gap later
+                    s = self.policy.seal(self._queue, now)
+                    if s is not None:
+                        sealed = self._launch(take(self._queue, s, self.policy), loop,
+                                              after=running[1])
+                        continue
+                timeout = None if d.until is None else (d.until - now) / 1000.0
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout)
                 except asyncio.TimeoutError:
-                    pass
+                    due = d.until
         except BaseException as exc:  # a policy bug must not leave callers hanging
             err = exc if isinstance(exc, Exception) else BatcherClosed("cancelled")
             for held in (running, sealed):

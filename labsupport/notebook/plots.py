@@ -11,7 +11,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..sim.simulator import SimResult
+from ..sim.records import SimResult
 
 COLORS = {"naive": "tab:gray", "window": "tab:red", "early": "tab:orange",
           "work_conserving": "tab:green"}

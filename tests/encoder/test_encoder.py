@@ -114,7 +114,7 @@ def test_bucketed_microbatcher_in_front_of_the_encoder(encoder):
     import asyncio
     from labsupport import MicroBatcher
     from labsupport.encoder.corpus import texts_and_lengths
-    from labsupport.batching.policies import Bucketed
+    from labsupport.batching.bucketed import Bucketed
     texts, _ = texts_and_lengths(24)
 
     async def main():
