@@ -68,7 +68,7 @@ def should_dispatch(now_ms: float, oldest_arrival_ms: float, n_waiting: int, max
 class Adaptive(Policy):
     """Dispatch at the oldest request's deadline minus the predicted service time (see the
     module docstring); at once when the batch is full or the request is already late.
-    ``service``: the starting fit (default: the toy model, 5 ms + 0.2 ms/item).
+    ``service``: the starting fit (default: the toy model, ``ServiceModel()``).
     ``refit_every``: refit from the last ``history`` observed batches every that many
     batches (0: never refit). ``slack_ms``: extra margin for the runtime's handoff.
     ``amortize``: wait at most one predicted run time after the oldest live request.

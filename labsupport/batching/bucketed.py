@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..validate import check_int
 from .config import BatchConfig
 from .policies import POLICIES, WAIT, Dispatch, Policy
-from .shapes import DEFAULT_EDGES, bucket_of, check_edges, padded_tokens
+from .shapes import DEFAULT_EDGES, bucket_of, padded_tokens
 
 
 class Bucketed(Policy):
@@ -20,21 +20,19 @@ class Bucketed(Policy):
     ``shapes.DEFAULT_EDGES``; lengths above the last edge form one overflow
     bucket. Only the oldest ``window`` requests are scanned (default 16 × ``max_batch``),
     bounding the cost of a decision under overload.
-    Edges: the constructor's ``edges``, else ``cfg.edges`` where ``BatchConfig`` has that
-    field (read at every decision, so a live reconfigure applies at once)."""
+    Edges: ``cfg.edges`` (read at every decision, so a live reconfigure applies at once)."""
     name = "bucketed"
 
-    def __init__(self, cfg: BatchConfig | None = None, edges=None, static: bool = False,
+    def __init__(self, cfg: BatchConfig | None = None, static: bool = False,
                  window: int | None = None, **knobs):
         super().__init__(cfg, **knobs)
-        self._edges = None if edges is None else check_edges(edges)
         self.static = bool(static)
         self.window = None if window is None else check_int("window", window, 1)
 
     @property
     def edges(self) -> tuple[int, ...]:
-        """The constructor's ``edges``, else ``cfg.edges`` (read live), else the default."""
-        return self._edges or getattr(self.cfg, "edges", None) or DEFAULT_EDGES
+        """``cfg.edges`` (read live), else the default."""
+        return self.cfg.edges or DEFAULT_EDGES
 
     def bucket(self, length: int) -> int:
         """Bucket index of ``length`` (``len(edges)`` = the overflow bucket)."""

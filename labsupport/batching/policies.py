@@ -13,9 +13,9 @@ dispatches while busy; it answers ``Wait`` and is asked again when the batch com
 every arrival and at the time it asked for, which must lie ahead of ``now``. Both engines
 ask through ``ask``, the one place that holds a policy to this (a breach raises).
 
-The knobs have one owner: a policy holds its ``BatchConfig`` (``cfg``); engines read and
-reconfigure that same object, and ``make_policy`` binds a ``Policy`` given together with
-knobs to them, or raises when they disagree.
+The knobs have one owner: a policy holds its ``BatchConfig`` (``cfg``, whose ``policy`` is
+the policy's name); engines read and reconfigure that same object, and ``make_policy`` binds
+a ``Policy`` given together with knobs to them, or raises when they disagree.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Protocol, Sequence
 
 from ..validate import check_choice
-from .config import BatchConfig
+from .config import DELAY_MEANING, KNOBS, BatchConfig
 from .shapes import padded_tokens
 
 
@@ -51,7 +51,10 @@ class Policy:
     name = "base"
 
     def __init__(self, cfg: BatchConfig | None = None, **knobs):
-        self.cfg = cfg if cfg is not None else BatchConfig(**knobs)
+        cfg = BatchConfig(**knobs) if cfg is None else replace(cfg, **knobs) if knobs else cfg
+        if self.name in DELAY_MEANING and cfg.policy != self.name:
+            cfg = replace(cfg, policy=self.name)  # the config names the policy it runs
+        self.cfg = cfg
         self.reset()
 
     def reset(self) -> None:
@@ -180,18 +183,21 @@ POLICIES: dict[str, type[Policy]] = {
     p.name: p for p in (Naive, Window, Early, WorkConserving)}
 
 
-def make_policy(policy: str | Policy = "work_conserving", cfg: BatchConfig | None = None,
+def make_policy(policy: str | Policy | None = None, cfg: BatchConfig | None = None,
                 **knobs) -> Policy:
-    """A policy by name (``naive``, ``window``, ``early``, ``work_conserving``,
-    ``bucketed``, ``adaptive``, …) built from ``cfg`` and/or ``knobs``, or a ``Policy`` object bound to
-    them: it is returned as given when they agree with its own ``cfg``, and rejected with a
-    ``ValueError`` naming the knob when they do not (never silently ignored)."""
+    """The policy that runs ``cfg`` (a ``BatchConfig``) and/or ``knobs``: by name (``policy``,
+    else ``cfg.policy`` / ``knobs["policy"]``: ``naive``, ``window``, ``early``,
+    ``work_conserving``, ``bucketed``, ``adaptive``, …; a name or knob given here overrides
+    ``cfg``'s), or a ``Policy`` object bound to them: it is returned as given when they agree
+    with its own ``cfg``, and rejected with a ``ValueError`` naming the knob when they do not
+    (never silently ignored)."""
     if isinstance(policy, Policy):
         if cfg is None and not knobs:
             return policy
         want = replace(cfg or policy.cfg, **knobs)
         have = asdict(policy.cfg)
-        clash = {k: v for k, v in asdict(want).items() if have.get(k, v) != v}
+        clash = {k: v for k, v in asdict(want).items()
+                 if k != "policy" and have.get(k, v) != v}  # the object is the policy
         if clash:
             name, value = next(iter(clash.items()))
             raise ValueError(
@@ -199,10 +205,14 @@ def make_policy(policy: str | Policy = "work_conserving", cfg: BatchConfig | Non
                 f"({policy!r} has {name}={have[name]!r}); set the knobs in one place: "
                 f"pass them to the policy, or pass the policy by name")
         return policy
-    check_choice("policy", policy, POLICIES)
-    if cfg is not None and knobs:
-        cfg = replace(cfg, **knobs)
-    return POLICIES[policy](cfg, **knobs) if cfg is None else POLICIES[policy](cfg)
+    given = {k: knobs.pop(k) for k in list(knobs) if k in KNOBS}  # the rest: the policy's own
+    if policy is not None:
+        given["policy"] = policy
+    if cfg is None:
+        cfg = BatchConfig(**given)
+    elif any(getattr(cfg, k) != v for k, v in given.items()):
+        cfg = replace(cfg, **given)  # a copy: the caller's config stays as it was
+    return POLICIES[check_choice("policy", cfg.policy, POLICIES)](cfg, **knobs)
 
 
 def ask(policy: Policy, queue: Sequence[Queued], now: float, busy: bool) -> Dispatch | Wait:

@@ -16,7 +16,7 @@ import asyncio
 import inspect
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Awaitable, Callable, Sequence
 
 from .config import BatchConfig
@@ -51,11 +51,12 @@ class _Pending:
 class MicroBatcher:
     """Gathers concurrent ``submit`` calls into batches for ``infer_fn(list) -> list``.
 
-    The knobs come as a ``config`` (``BatchConfig``) and/or as keywords (``max_batch``,
-    ``max_delay_ms``, ``max_queue``, ``max_tokens``; unset ones keep ``BatchConfig``'s
-    defaults). ``policy``: a name from ``POLICIES`` or a ``Policy`` object, which is bound
-    to the knobs given with it or rejected when they disagree (``make_policy``); the batcher
-    and its policy then share one ``BatchConfig``, so ``reconfigure`` reaches the policy.
+    The knobs come as a ``config`` (``BatchConfig``, its ``policy`` included) and/or as
+    keywords (``max_batch``, ``max_delay_ms``, ``max_queue``, ``max_tokens``; unset ones keep
+    ``config``'s, else ``BatchConfig``'s defaults). ``policy``: a name from ``POLICIES``
+    (default: ``config.policy``) or a ``Policy`` object, which is bound to the knobs given
+    with it or rejected when they disagree (``make_policy``); the batcher and its policy
+    then share one ``BatchConfig``, so ``reconfigure`` reaches the policy.
     ``length_fn(item) -> tokens`` feeds length-aware policies (default: every item is 1).
     ``isolate_errors``: when a batch raises, retry its requests one by one so that only
     the failing request gets the exception. ``preseal``: while a batch runs, hand the
@@ -64,7 +65,7 @@ class MicroBatcher:
 
     def __init__(self, infer_fn: Callable[[list], Sequence | Awaitable[Sequence]],
                  config: BatchConfig | None = None, *,
-                 policy: str | Policy = "work_conserving", max_batch: int | None = None,
+                 policy: str | Policy | None = None, max_batch: int | None = None,
                  max_delay_ms: float | None = None, max_queue: int | None = None,
                  max_tokens: int | None = None, length_fn: Callable[[Any], int] | None = None,
                  isolate_errors: bool = True, preseal: bool = True):
@@ -91,10 +92,13 @@ class MicroBatcher:
 
     # ---- knobs ----------------------------------------------------------------------
     def reconfigure(self, **knobs) -> BatchConfig:
-        """Change ``max_batch`` / ``max_delay_ms`` / ``max_queue`` / ``max_tokens`` live."""
-        merged = {**self.cfg.__dict__, **knobs}
-        new = BatchConfig(**merged)  # validates before anything changes
+        """Change any ``BatchConfig`` knob live, ``policy`` included (a new policy object
+        then takes over the queue, sharing the same ``BatchConfig``)."""
+        new = replace(self.cfg, **knobs)  # validates before anything changes
+        swap = new.policy != self.cfg.policy
         self.cfg.__dict__.update(new.__dict__)
+        if swap:
+            self.policy = make_policy(cfg=self.cfg)
         if self._wake:
             self._wake.set()
         return self.cfg

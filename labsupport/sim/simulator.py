@@ -16,7 +16,6 @@ import math
 from collections import deque
 from typing import Callable, Sequence
 
-from ..batching.config import DEFAULT_POLICY
 from ..batching.policies import Dispatch, Policy, ask, make_policy, take
 from ..batching.routing import make_picker
 from ..costs import ServiceModel
@@ -101,23 +100,25 @@ def _run(traffic, policies: list[Policy], service: ServiceModel,
     return rec.result(source.order(), getattr(policies[0], "name", str(policies[0])))
 
 
-def simulate(traffic: Sequence[Request] | ClosedLoop, policy: Policy | str = DEFAULT_POLICY,
+def simulate(traffic: Sequence[Request] | ClosedLoop, policy: Policy | str | None = None,
              service: ServiceModel | None = None, **knobs) -> SimResult:
     """Run ``traffic`` (open-loop requests or a ``ClosedLoop``) through ``policy`` on one
     executor that runs one batch at a time for ``service.cost(n, padded tokens)`` ms.
 
-    ``knobs`` (``max_batch``, ``max_delay_ms``, ``max_tokens``) build the policy when it is
-    given by name, and must agree with it when it is an object (see ``make_policy``)."""
+    ``knobs`` (``cfg``, a ``BatchConfig``, and/or ``max_batch``, ``max_delay_ms``, …) build
+    the policy when it is given by name (default: ``cfg.policy``), and must agree with it
+    when it is an object (see ``make_policy``)."""
     return _run(traffic, [make_policy(policy, **knobs)], service or ServiceModel())
 
 
 def simulate_replicas(traffic: Sequence[Request] | ClosedLoop, replicas: int,
-                      routing: str = "least_outstanding", policy: str = DEFAULT_POLICY,
+                      routing: str = "least_outstanding", policy: str | None = None,
                       service: ServiceModel | None = None, seed: int = 0, **knobs) -> SimResult:
     """Run ``traffic`` through ``replicas`` batchers behind ``routing`` (one of
     ``batching.routing.ROUTINGS``; ``seed`` for ``p2c``'s draws). Each replica has its own
-    queue and its own ``policy`` built from ``knobs``; ``SimResult.replica`` says which
-    one served each request. With one replica this is ``simulate``."""
+    queue and its own ``policy`` built from ``knobs`` (as for ``simulate``);
+    ``SimResult.replica`` says which one served each request. With one replica this is
+    ``simulate``."""
     n = check_int("replicas", replicas, 1, 1024)
     if isinstance(policy, Policy) and n > 1:
         raise ValueError("policy must be a name with several replicas (each builds its own)")

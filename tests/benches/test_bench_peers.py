@@ -11,7 +11,7 @@ from labsupport.benches import peers as bench
 from labsupport.benches.peers import venvs
 from labsupport.benches.peers.plot import figure
 from labsupport.benches.peers.run import PeersConfig, measure, run_inprocess, triton_body
-from labsupport.costs import fake_model
+from labsupport.costs import ServiceModel, fake_model
 from labsupport.serving.ops.loadgen import HttpClient, schedule
 
 
@@ -40,7 +40,7 @@ def test_in_process_latency_counts_from_the_scheduled_send():
     """A batcher that runs one item at a time (max_batch 1) at 80 req/s offered against
     a 25 ms model (capacity 40/s): requests queue, and each waits for the backlog ahead
     of it, counted from its scheduled send."""
-    cfg = PeersConfig(fixed_ms=25.0, per_item_ms=0.0)
+    cfg = PeersConfig(model=ServiceModel(25.0, 0.0))
     reqs = schedule("poisson", 80.0, 40, seed=3, min_tokens=8, max_tokens=8)
 
     async def go():

@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+from ...batching.config import BatchConfig
+from ...costs import ServiceModel
 from ...paths import REPO
 from .venvs import missing
 from .run import PEERS, PeersConfig, config_json, dumps, measure
@@ -27,7 +29,7 @@ GOALS = {"lab_saturation_vs_pytriton": ">= 2x", "lab_saturation_vs_ray_serve": "
 
 def verdict(peers: dict, cfg: PeersConfig) -> dict:
     """Each goal per lab variant (in-process, HTTP); None where a peer was skipped."""
-    s1, w = cfg.model.cost(1), cfg.max_delay_ms
+    s1, w = cfg.model.cost(1), cfg.batch.max_delay_ms
     frac = {n: r["saturation"]["fraction_of_ideal"] for n, r in peers.items() if "saturation" in r}
     p50 = {n: r["light"]["latency_ms"]["p50"] for n, r in peers.items() if "light" in r}
     out: dict = {}
@@ -51,10 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="labsupport bench peers", description=__doc__)
     d = PeersConfig()
     ap.add_argument("--peers", default=",".join(PEERS), help=f"comma-separated, of {PEERS}")
-    ap.add_argument("--max-batch", type=int, default=d.max_batch)
-    ap.add_argument("--max-delay-ms", type=float, default=d.max_delay_ms)
-    ap.add_argument("--fixed-ms", type=float, default=d.fixed_ms)
-    ap.add_argument("--per-item-ms", type=float, default=d.per_item_ms)
+    ap.add_argument("--max-batch", type=int, default=d.batch.max_batch)
+    ap.add_argument("--max-delay-ms", type=float, default=d.batch.max_delay_ms)
+    ap.add_argument("--fixed-ms", type=float, default=d.model.fixed_ms)
+    ap.add_argument("--per-item-ms", type=float, default=d.model.per_item_ms)
     ap.add_argument("--light-rps", type=float, default=d.light_rps)
     ap.add_argument("--light-n", type=int, default=d.light_n)
     ap.add_argument("--sat-factor", type=float, default=d.sat_factor)
@@ -70,8 +72,9 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     try:
-        cfg = PeersConfig(a.fixed_ms, a.per_item_ms, a.max_batch, a.max_delay_ms,
-                          a.light_rps, 20 if a.quick else a.light_n, a.sat_factor,
+        cfg = PeersConfig(BatchConfig(max_batch=a.max_batch, max_delay_ms=a.max_delay_ms),
+                          ServiceModel(a.fixed_ms, a.per_item_ms), a.light_rps,
+                          20 if a.quick else a.light_n, a.sat_factor,
                           0.4 if a.quick else a.sat_seconds, seed=a.seed)
     except ValueError as exc:
         print(f"labsupport bench peers: {exc}", file=sys.stderr)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
+from ...batching.config import BatchConfig
 from ...batching.runtime import MicroBatcher, QueueFull
 from ...costs import ServiceModel, fake_model
 from ...serving.ops.exporter import ray_max_ongoing
@@ -28,11 +29,12 @@ PEERS = ("lab_inprocess", "lab_http", "pytriton", "ray_serve")
 
 @dataclass
 class PeersConfig:
-    """One bench run's knobs (ms, req/s, s)."""
-    fixed_ms: float = 5.0       # toy model a: the recipes' 5 ms + 0.2 ms/item (ideal 2807/s)
-    per_item_ms: float = 0.2    # toy model b, ms per item
-    max_batch: int = 32         # every peer's batch cap (Ray max_batch_size, Triton's too)
-    max_delay_ms: float = 5.0   # every peer's window (batch_wait_timeout_s, max_queue_delay)
+    """One bench run's knobs (ms, req/s, s). ``batch``: every peer's ``max_batch`` (Ray's
+    ``max_batch_size``, Triton's too) and ``max_delay_ms`` (their window:
+    ``batch_wait_timeout_s``, ``max_queue_delay``; the lab runs its own policy);
+    ``model``: the toy model every peer runs."""
+    batch: BatchConfig = field(default_factory=BatchConfig)
+    model: ServiceModel = field(default_factory=ServiceModel)
     light_rps: float = 20.0     # light load: ~10 % busy, so each request mostly rides alone
     light_n: int = 100          # 5 s of light load: a stable median
     sat_factor: float = 1.3     # saturation: 30 % over ideal keeps a queue without a flood
@@ -41,10 +43,6 @@ class PeersConfig:
     seed: int = 0
 
     def __post_init__(self):
-        check_float("fixed_ms", self.fixed_ms, 0.0, 1000.0)
-        check_float("per_item_ms", self.per_item_ms, 0.0, 1000.0)
-        check_int("max_batch", self.max_batch, 1, 1024)
-        check_float("max_delay_ms", self.max_delay_ms, 0.0, 1000.0)
         check_float("light_rps", self.light_rps, 0.1, 1000.0)
         check_int("light_n", self.light_n, 5, 10_000)
         check_float("sat_factor", self.sat_factor, 1.0, 5.0)
@@ -52,12 +50,8 @@ class PeersConfig:
         check_float("timeout_s", self.timeout_s, 1.0, 120.0)
 
     @property
-    def model(self) -> ServiceModel:
-        return ServiceModel(self.fixed_ms, self.per_item_ms)
-
-    @property
     def ideal_rps(self) -> float:
-        return self.model.capacity(self.max_batch)
+        return self.model.capacity(self.batch.max_batch)
 
     def loads(self) -> dict:
         sat_rate = self.sat_factor * self.ideal_rps
@@ -134,8 +128,8 @@ def measure_http(name: str, url: str, cfg: PeersConfig, pid: int | None) -> dict
 def measure_inprocess(cfg: PeersConfig) -> dict:
     async def go():
         out = {}
-        async with MicroBatcher(fake_model(cfg.model, spin_ms=0.2), max_batch=cfg.max_batch,
-                                max_delay_ms=cfg.max_delay_ms, max_queue=100_000) as mb:
+        async with MicroBatcher(fake_model(cfg.model, spin_ms=0.2), cfg.batch,
+                                max_queue=100_000) as mb:
             for k in range(10):
                 await mb.submit(k)
             for load, reqs in cfg.loads().items():
@@ -150,15 +144,15 @@ def measure_inprocess(cfg: PeersConfig) -> dict:
 def measure(name: str, cfg: PeersConfig) -> dict:
     """Start ``name``, put both loads on it, stop it; its figures (or why it was skipped)."""
     if name == "lab_inprocess":
-        return {"how": "MicroBatcher(policy='work_conserving') in this process",
+        return {"how": f"MicroBatcher(policy={cfg.batch.policy!r}) in this process",
                 **measure_inprocess(cfg)}
-    knobs = ["--max-batch", str(cfg.max_batch), "--max-delay-ms", str(cfg.max_delay_ms),
-             "--fixed-ms", str(cfg.fixed_ms), "--per-item-ms", str(cfg.per_item_ms)]
+    knobs = ["--max-batch", str(cfg.batch.max_batch), "--max-delay-ms",
+             str(cfg.batch.max_delay_ms), "--fixed-ms", str(cfg.model.fixed_ms),
+             "--per-item-ms", str(cfg.model.per_item_ms)]
     if name == "lab_http":
         from ...serving.ops.launcher import start_service
-        svc = start_service("fake", max_batch=cfg.max_batch, max_delay_ms=cfg.max_delay_ms,
-                            max_queue=100_000, fake_fixed_ms=cfg.fixed_ms,
-                            fake_per_item_ms=cfg.per_item_ms, timeout_s=120)
+        svc = start_service("fake", cfg.batch, fake=cfg.model, max_queue=100_000,
+                            timeout_s=120)
         try:
             return {"how": "labsupport serve --model fake (uvicorn), POST /embed",
                     **measure_http(name, svc.url, cfg, svc.proc.pid)}
@@ -166,7 +160,7 @@ def measure(name: str, cfg: PeersConfig) -> dict:
             svc.stop()
     peer = start_peer(name, knobs)
     how = {"ray_serve": "@serve.batch(max_batch_size, batch_wait_timeout_s), "
-                        f"max_ongoing_requests={ray_max_ongoing(cfg.max_batch)}, POST /embed",
+                        f"max_ongoing_requests={ray_max_ongoing(cfg.batch.max_batch)}, POST /embed",
            "pytriton": "Triton dynamic_batching(max_queue_delay, preferred sizes: half and "
                        "all of max_batch), POST /v2/models/toy/infer"}[name]
     try:
@@ -177,7 +171,10 @@ def measure(name: str, cfg: PeersConfig) -> dict:
 
 
 def config_json(cfg: PeersConfig) -> dict:
-    return {**asdict(cfg), "ideal_rps": round(cfg.ideal_rps, 1),
+    """The run's knobs as one flat JSON object (the plot and notebook 07 read it)."""
+    rest = {k: v for k, v in asdict(cfg).items() if k not in ("batch", "model")}
+    return {**cfg.batch.to_dict(), **asdict(cfg.model), **rest,
+            "ideal_rps": round(cfg.ideal_rps, 1),
             "service_1_ms": cfg.model.cost(1), "sat_offered_rps": round(
                 cfg.sat_factor * cfg.ideal_rps, 1)}
 

@@ -7,6 +7,8 @@ per second.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ...batching.routing import ROUTINGS
@@ -18,7 +20,7 @@ from ...traffic import bursty, poisson
 # one request per batch, 4 ms + 0.05 ms per token: service time varies with the length
 THEORY_SERVICE = ServiceModel(fixed_ms=4.0, per_item_ms=0.0, per_token_ms=0.05)
 THEORY_LENGTHS = np.array([8, 16, 24, 32, 48, 64, 96, 128, 192, 256])  # tokens, drawn uniformly
-BATCH_SERVICE = ServiceModel(fixed_ms=5.0, per_item_ms=0.2)  # the lab's toy model
+BATCH_SERVICE = ServiceModel()  # the lab's toy model
 
 
 def service_moments(service: ServiceModel = THEORY_SERVICE, lengths=THEORY_LENGTHS):
@@ -68,7 +70,7 @@ def delay_sweep(replicas: int = 4, rates=(800, 1600, 2400), delays=(0.0, 1.0, 2.
 def routing_tails(replicas: int = 4, rate: float = 400.0, burstiness: float = 3.0,
                   n: int = 8000, seed: int = 5) -> list[dict]:
     """Each routing choice under bursty traffic of mixed lengths (padded-token cost)."""
-    service = ServiceModel(fixed_ms=5.0, per_item_ms=0.2, per_token_ms=0.01)
+    service = replace(BATCH_SERVICE, per_token_ms=0.01)  # the toy model, paying for padding
     traffic = bursty(rate, n, burstiness=burstiness, period_ms=300.0, seed=seed,
                      lengths=THEORY_LENGTHS)
     rows = []
