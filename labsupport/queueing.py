@@ -52,11 +52,6 @@ def md1_wait_ms(rate_per_s: float, service_ms: float) -> float:
     return mg1_wait_ms(rate_per_s, service_ms, 0.0)
 
 
-def mm1_wait_ms(rate_per_s: float, service_ms: float) -> float:
-    """Mean wait of M/M/1 (exponential service times): twice the M/D/1 wait."""
-    return mg1_wait_ms(rate_per_s, service_ms, 1.0)
-
-
 def mean_latency_ms(rate_per_s: float, service_ms: float, cv2: float = 0.0) -> float:
     """Mean latency = queueing wait + service (ms)."""
     return mg1_wait_ms(rate_per_s, service_ms, cv2) + service_ms

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ...batching.runtime import BatcherClosed, QueueFull
+from ...validate import check_choice
 
 MINILM_IDS = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", "minilm")
 KINDS = ("invalid", "too_large", "empty", "not_found", "overloaded", "unavailable", "backend")
@@ -26,7 +27,8 @@ class BadInput(ValueError):
     def __init__(self, msg: str, status: int = 422, *, param: str | None = None,
                  kind: str = "invalid"):
         super().__init__(msg)
-        self.status, self.param, self.kind = status, param, kind  # param: the field at fault
+        self.status, self.param = status, param  # param: the field at fault
+        self.kind = check_choice("kind", kind, KINDS)  # what each API maps to its own error
 
 
 @dataclass
