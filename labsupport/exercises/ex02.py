@@ -176,7 +176,61 @@ def check_ex02_4(obj, hidden: bool = False) -> None:
         raise AssertionError(f"{ex}: after two failed batches a later request was not served")
 
 
-# ---- ex02_5: the model runs off the event loop ----------------------------------------
+# ---- ex02_5: the model runs off the event loop, one batch at a time ---------------------
+
+OVERLAP_WAIT_S = 0.5  # how long the first model call waits for a second one to start
+
+
+def concurrent_calls(cls, n: int = 6, max_batch: int = 2) -> tuple[int, list]:
+    """Real clock (threads must really run): ``n`` requests at once to
+    ``cls(model, max_batch, max_delay_ms=1)``; the sync model holds its first call until a
+    second call starts, or ``OVERLAP_WAIT_S`` passes. Returns the most model calls that ran
+    at the same time, and what each caller got (a result or an exception)."""
+    import asyncio
+    import threading
+    lock, second = threading.Lock(), threading.Event()
+    state = {"active": 0, "peak": 0, "calls": 0}
+
+    def model(items):
+        with lock:
+            state["active"] += 1
+            state["calls"] += 1
+            state["peak"] = max(state["peak"], state["active"])
+            first = state["calls"] == 1
+            if state["active"] > 1:
+                second.set()
+        try:
+            if first:
+                second.wait(OVERLAP_WAIT_S)
+            return _shout(items)
+        finally:
+            with lock:
+                state["active"] -= 1
+
+    async def scenario():
+        batcher = cls(model, max_batch=max_batch, max_delay_ms=1.0)
+        try:
+            return await asyncio.wait_for(asyncio.gather(
+                *(batcher.submit(f"r{i}") for i in range(n)), return_exceptions=True),
+                timeout=10 * OVERLAP_WAIT_S)
+        finally:
+            close = getattr(batcher, "close", None)
+            if asyncio.iscoroutinefunction(close):
+                await close()
+    box: dict = {}
+
+    def target():   # a fresh loop in its own thread: the notebook's loop keeps running
+        try:
+            box["out"] = asyncio.run(scenario())
+        except BaseException as err:  # reported below
+            box["err"] = err
+    t = threading.Thread(target=target, name="ex02_5-probe")
+    t.start()
+    t.join()
+    if "err" in box:
+        raise box["err"]
+    return state["peak"], box["out"]
+
 
 def check_ex02_5(obj, hidden: bool = False) -> None:
     ex = "ex02_5"
@@ -189,6 +243,7 @@ def check_ex02_5(obj, hidden: bool = False) -> None:
         raise AssertionError(f"{ex}: the synchronous model ran on the event loop's thread, so "
                              f"nothing else can happen while it computes; run it in a worker "
                              f"thread (asyncio.to_thread or loop.run_in_executor) and await it")
+    _one_at_a_time(obj, ex, 6, 2)
     if not hidden:
         return
     res = _run(obj, ex, [0.0] * 5 + [30.0] * 2, max_batch=2, max_delay_ms=5.0)
@@ -197,6 +252,27 @@ def check_ex02_5(obj, hidden: bool = False) -> None:
     _batches_ok(res, ex, 2)
     if any(c.on_loop_thread for c in res.calls):
         raise AssertionError(f"{ex}: some batches still ran the model on the event loop")
+    _one_at_a_time(obj, ex, 9, 3)
+
+
+def _one_at_a_time(obj, ex: str, n: int, max_batch: int) -> None:
+    try:
+        peak, out = concurrent_calls(obj, n, max_batch)
+    except TimeoutError:
+        raise AssertionError(f"{ex}: {n} requests (max_batch={max_batch}) were not all "
+                             f"answered within {10 * OVERLAP_WAIT_S:.0f} s") from None
+    for i, o in enumerate(out):
+        if isinstance(o, BaseException):
+            raise AssertionError(f"{ex}: submit('r{i}') raised {type(o).__name__}: {o}")
+        if o != _shout([f"r{i}"])[0]:
+            raise AssertionError(f"{ex}: submit('r{i}') returned {o!r}, not its own output")
+    if peak > 1:
+        raise AssertionError(
+            f"{ex}: {peak} batches ran the model at the same time ({n} requests, "
+            f"max_batch={max_batch}, a 1 ms window, a slow model). Off the loop, the timer "
+            "can fire again while a batch computes: run every batch in ONE worker thread "
+            "(a ThreadPoolExecutor(max_workers=1) passed to loop.run_in_executor), or hold "
+            "an asyncio.Lock around the call, so batches run one after another")
 
 
 # ---- ex02_6: a wrong number of outputs is an error for the whole batch ----------------

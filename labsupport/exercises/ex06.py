@@ -1,9 +1,12 @@
 """Checks for notebook 06 (the continuous decoder). References: ``labsupport.decoder``'s
 scheduler (``kv_admission``) and step simulator; student functions run under the step
 limit of ``guard.bounded``, so an endless loop fails with a message instead of hanging.
+The packed-step checks (ex06_8, ex06_9) live in ``ex06_step``, the prefix-cache ones
+(ex06_10, ex06_11) in ``ex06_prefix``; all are re-exported here.
 
-ex06_1..3 were ex05_1..3 in release 0.1.0: ``labsupport.exercises.ex05`` still offers
-``check_ex05_1..3`` (the same checks under their old ids) for gradebooks made then.
+ex06_1, ex06_2 were ex05_1, ex05_2 in release 0.1.0: ``labsupport.exercises.ex05`` still
+offers ``check_ex05_1``, ``check_ex05_2`` for gradebooks made then. ex06_3 (the head-to-head,
+0.1.0's ex05_3) is retired: ex06_7 asks where a speed-up comes from instead.
 """
 from __future__ import annotations
 
@@ -12,18 +15,21 @@ from functools import partial
 
 import numpy as np
 
-from ..decoder import Sequence, metrics
+from ..decoder import DecodeSequence
 from ..decoder.scheduler import kv_admission as ref_kv_admission
 from ..decoder.stepsim import StepCost, simulate_steps
 from ..traffic import Request
 from . import slo_pick
-from .guard import bounded, require_callable as _callable
+from .ex06_prefix import check_ex06_10, check_ex06_11  # noqa: F401 (re-export)
+from .ex06_step import check_ex06_8, check_ex06_9  # noqa: F401 (re-export)
+from .guard import bounded, case_rng, require_callable as _callable
 from .scheduler_parts import cases as _sched_cases
 from .scheduler_parts import compare
 
-TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_3": "head_to_head",
+TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_7": "speedup_parts",
            "ex06_4": "grow_or_preempt", "ex06_5": "admit_under_budget",
-           "ex06_6": "pick_max_seqs"}
+           "ex06_6": "pick_max_seqs", "ex06_8": "step_slots", "ex06_9": "ragged_mask",
+           "ex06_10": "prefix_hits", "ex06_11": "release_blocks"}
 
 
 # ---- ex06_1: one iteration: admit, run, retire -------------------------------------------
@@ -40,7 +46,7 @@ def _continuous_steps(lengths, max_seqs: int) -> int:
 
 
 def _drive(ex: str, obj, lengths, max_seqs: int) -> None:
-    seqs = [Sequence(i, [1], n) for i, n in enumerate(lengths)]
+    seqs = [DecodeSequence(i, [1], n) for i, n in enumerate(lengths)]
     running, waiting = [], deque(seqs)
     first_run: dict[int, int] = {}
     step = 0
@@ -155,50 +161,82 @@ def check_ex06_2(obj, hidden: bool = False, ex: str = "ex06_2") -> None:
         raise AssertionError(f"{ex}: {call} returned {got!r}: {hint}")
 
 
-# ---- ex06_3: the head-to-head ------------------------------------------------------------
+# ---- ex06_7: where a speed-up comes from ---------------------------------------------------
 
-def _trace_like(n: int, seed: int, gap_ms: float = 3.0) -> list[Request]:
-    rng = np.random.default_rng(seed)
+def speedup_ref(fast, slow) -> dict:
+    """The lab's answer: tokens/s over busy time, split into tokens per step and ms per
+    step, each as the ratio ``fast / slow``."""
+    def parts(res):
+        tokens = sum(len(s.output) for s in res.sequences)
+        busy = sum(st.ms for st in res.steps)
+        return 1000.0 * tokens / busy, tokens / len(res.steps), busy / len(res.steps)
+    (a, b, c), (x, y, z) = parts(fast), parts(slow)
+    return {"tokens_per_s": a / x, "tokens_per_step": b / y, "ms_per_step": c / z}
+
+
+def _speedup_pairs(hidden: bool):
+    """(fast, slow, what) pairs of ``EngineResult``s on drawn trace-like workloads: on-demand
+    against reserve under a cap, continuous against request-level, some with idle gaps."""
+    rng = case_rng("ex06_7", hidden)
+    for i in range(4 if hidden else 2):   # a backlog, then idle gaps; both pairs when hidden
+        gap = (0.5, 40.0)[i % 2] * float(rng.uniform(0.8, 1.25))
+        reqs = _trace_like(int(rng.integers(24, 60)), rng, gap_ms=gap)
+        if i % 2:   # a straggler long after the rest: the engine surely idles before it
+            reqs.append(Request(len(reqs), reqs[-1].arrival + 50_000.0, 8, 8))
+        cost = StepCost(fixed_ms=float(rng.uniform(0.3, 5.0)), per_seq_ms=float(rng.uniform(0, 0.1)),
+                        per_token_ms=float(rng.uniform(0.005, 0.05)), per_kv_ms=0.0002)
+        cap = int(rng.integers(150, 300))
+        knobs = dict(max_seqs=int(rng.integers(4, 24)), kv_budget_tokens=int(rng.integers(32, 96)) * 16)
+        run = partial(simulate_steps, cost=cost, **knobs)
+        if i // 2 == i % 2:
+            yield (run(reqs, max_new_tokens=cap, admission="on_demand"),
+                   run(reqs, max_new_tokens=cap, admission="reserve"),
+                   f"on_demand against reserve, {len(reqs)} requests {gap:.1f} ms apart")
+        else:
+            yield (run(reqs, mode="continuous"), run(reqs, mode="request"),
+                   f"continuous against request-level, {len(reqs)} requests {gap:.1f} ms apart")
+
+
+def _trace_like(n: int, rng: np.random.Generator, gap_ms: float = 3.0) -> list[Request]:
     out = np.clip(np.round(rng.lognormal(3.3, 0.9, n)), 1, 150).astype(int)
     return [Request(i, float(t), int(p), int(o)) for i, (t, p, o) in enumerate(
         zip(np.cumsum(rng.exponential(gap_ms, n)), rng.integers(4, 60, n), out))]
 
 
-def _tps(res) -> float:
-    return metrics.summarize_decode(res)["tokens_per_s"]
+_SPEEDUP_HINTS = {
+    "tokens_per_s": ("tokens/s here is generated tokens (the length of every output) over "
+                     "the BUSY time: the sum of the steps' ms (ms → s), not first arrival to "
+                     "last finish"),
+    "tokens_per_step": ("tokens per step = generated tokens / number of steps "
+                        "(len(res.steps)); count output tokens, not rows or requests"),
+    "ms_per_step": "ms per step = the sum of the steps' ms / number of steps",
+}
 
 
-def check_ex06_3(obj, hidden: bool = False, ex: str = "ex06_3") -> None:
-    """``obj(requests, run, **knobs) -> {"continuous_tps", "request_tps", "speedup"}``."""
-    _callable(ex, obj, "head_to_head")
-    cost = StepCost(fixed_ms=0.5, per_seq_ms=0.08, per_token_ms=0.01, per_kv_ms=0.0002)
-    run = partial(simulate_steps, cost=cost)
-    if not hidden:
-        cases = [(_trace_like(60, 1), dict(max_seqs=8)),
-                 (_trace_like(20, 4, gap_ms=80.0), dict(max_seqs=8))]   # idle gaps
-    else:
-        same = [Request(i, 0.0, 20, 30) for i in range(24)]
-        cases = [(_trace_like(80, 2), dict(max_seqs=16, kv_budget_tokens=4096)),
-                 (same, dict(max_seqs=8)),
-                 (_trace_like(40, 3), dict(max_seqs=4, admission="reserve")),
-                 (_trace_like(30, 5, gap_ms=60.0), dict(max_seqs=4))]
-    for reqs, knobs in cases:
-        got = bounded(ex, obj, list(reqs), run, **knobs)
-        if not isinstance(got, dict) or not {"continuous_tps", "request_tps",
-                                             "speedup"} <= set(got):
-            raise AssertionError(f"{ex}: return a dict with keys 'continuous_tps', "
-                                 "'request_tps' and 'speedup'")
-        c = _tps(run(reqs, mode="continuous", **knobs))
-        r = _tps(run(reqs, mode="request", **knobs))
-        for key, want, what in (("continuous_tps", c, "mode='continuous'"),
-                                ("request_tps", r, "mode='request'")):
-            if not np.isclose(float(got[key]), want, rtol=1e-6):
-                raise AssertionError(
-                    f"{ex}: {key} is off for {len(reqs)} requests with {knobs}: run the same "
-                    f"requests and knobs with {what}, and count generated tokens per second "
-                    "from the first arrival to the last finish (ms → s), idle gaps included")
-        if not np.isclose(float(got["speedup"]), c / r, rtol=1e-6):
-            raise AssertionError(f"{ex}: speedup must be continuous_tps / request_tps")
+def check_ex06_7(obj, hidden: bool = False) -> None:
+    """``obj(fast, slow) -> {"tokens_per_s", "tokens_per_step", "ms_per_step"}``: each the
+    ratio fast / slow of two ``EngineResult``s."""
+    ex = "ex06_7"
+    _callable(ex, obj, "speedup_parts")
+    for fast, slow, what in _speedup_pairs(hidden):
+        got = bounded(ex, obj, fast, slow)
+        want = speedup_ref(fast, slow)
+        if not isinstance(got, dict) or not set(want) <= set(got):
+            raise AssertionError(f"{ex}: return a dict with keys {sorted(want)}")
+        for key, ref in want.items():
+            try:
+                val = float(got[key])
+            except (TypeError, ValueError):
+                raise AssertionError(f"{ex}: {key} must be a number, got {got[key]!r}") from None
+            if np.isclose(val, ref, rtol=1e-6):
+                continue
+            flip = " (that is slow / fast: divide fast by slow)" if np.isclose(
+                val * ref, 1.0, rtol=1e-6) else ""
+            raise AssertionError(f"{ex}: {what}: {key} = {val:.4g}, the lab gets {ref:.4g}"
+                                 f"{flip}. {_SPEEDUP_HINTS[key]}")
+        if not np.isclose(float(got["tokens_per_s"]),
+                          float(got["tokens_per_step"]) / float(got["ms_per_step"]), rtol=1e-6):
+            raise AssertionError(f"{ex}: tokens_per_s must equal tokens_per_step / ms_per_step")
 
 
 # ---- ex06_4, ex06_5: scheduler parts, run inside the real scheduler --------------------
