@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..sim.scenarios import ProbeResult, virtual_model
-from .batcher_probe import (EPS_MS, _batches_ok, _late, _no_hangs, _right_results, _run,
-                            _shout, cancel_safe, oldest_first)
+from .batcher_probe import (EPS_MS, OVERLAP_WAIT_S, _batches_ok, _late, _no_hangs,
+                            _right_results, _run, _shout, cancel_safe, concurrent_calls,
+                            oldest_first)
 from .ex02_knee import check_ex02_7, check_ex02_8, reference_sweep  # noqa: F401 (re-export)
 
 
@@ -177,60 +178,6 @@ def check_ex02_4(obj, hidden: bool = False) -> None:
 
 
 # ---- ex02_5: the model runs off the event loop, one batch at a time ---------------------
-
-OVERLAP_WAIT_S = 0.5  # how long the first model call waits for a second one to start
-
-
-def concurrent_calls(cls, n: int = 6, max_batch: int = 2) -> tuple[int, list]:
-    """Real clock (threads must really run): ``n`` requests at once to
-    ``cls(model, max_batch, max_delay_ms=1)``; the sync model holds its first call until a
-    second call starts, or ``OVERLAP_WAIT_S`` passes. Returns the most model calls that ran
-    at the same time, and what each caller got (a result or an exception)."""
-    import asyncio
-    import threading
-    lock, second = threading.Lock(), threading.Event()
-    state = {"active": 0, "peak": 0, "calls": 0}
-
-    def model(items):
-        with lock:
-            state["active"] += 1
-            state["calls"] += 1
-            state["peak"] = max(state["peak"], state["active"])
-            first = state["calls"] == 1
-            if state["active"] > 1:
-                second.set()
-        try:
-            if first:
-                second.wait(OVERLAP_WAIT_S)
-            return _shout(items)
-        finally:
-            with lock:
-                state["active"] -= 1
-
-    async def scenario():
-        batcher = cls(model, max_batch=max_batch, max_delay_ms=1.0)
-        try:
-            return await asyncio.wait_for(asyncio.gather(
-                *(batcher.submit(f"r{i}") for i in range(n)), return_exceptions=True),
-                timeout=10 * OVERLAP_WAIT_S)
-        finally:
-            close = getattr(batcher, "close", None)
-            if asyncio.iscoroutinefunction(close):
-                await close()
-    box: dict = {}
-
-    def target():   # a fresh loop in its own thread: the notebook's loop keeps running
-        try:
-            box["out"] = asyncio.run(scenario())
-        except BaseException as err:  # reported below
-            box["err"] = err
-    t = threading.Thread(target=target, name="ex02_5-probe")
-    t.start()
-    t.join()
-    if "err" in box:
-        raise box["err"]
-    return state["peak"], box["out"]
-
 
 def check_ex02_5(obj, hidden: bool = False) -> None:
     ex = "ex02_5"

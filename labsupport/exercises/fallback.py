@@ -112,7 +112,7 @@ LAB: dict[str, Callable[[], Any]] = {  # exercise id -> the lab's own answer
     "ex05_4": lambda: kv_budget,
     "ex05_5": _ref("decoder.tokentimes", "token_metrics"),
     "ex05_6": _ref("decoder.roofline", "crossover_batch"),
-    "ex06_7": _ref("exercises.ex06", "speedup_ref"),
+    "ex06_7": _ref("exercises.ex06_speedup", "speedup_ref"),
     "ex06_9": _ref("decoder.ragged", "packed_mask"),
     "ex06_6": lambda: pick_max_seqs,
 }
