@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sim.scenarios import ProbeResult, probe, virtual_model
+from ..sim.vclock import in_thread
 
 EPS_MS = 0.5  # virtual-clock slack: model calls take no virtual time in these checks
 
@@ -177,16 +178,6 @@ def concurrent_calls(cls, n: int = 6, max_batch: int = 2) -> tuple[int, list]:
             close = getattr(batcher, "close", None)
             if asyncio.iscoroutinefunction(close):
                 await close()
-    box: dict = {}
-
-    def target():   # a fresh loop in its own thread: the notebook's loop keeps running
-        try:
-            box["out"] = asyncio.run(scenario())
-        except BaseException as err:  # reported below
-            box["err"] = err
-    t = threading.Thread(target=target, name="ex02_5-probe")
-    t.start()
-    t.join()
-    if "err" in box:
-        raise box["err"]
-    return state["peak"], box["out"]
+    # a fresh real-clock loop in its own thread: the notebook's loop keeps running
+    out = in_thread(lambda: asyncio.run(scenario()), "ex02_5-probe")
+    return state["peak"], out

@@ -12,6 +12,7 @@ from .batcher_probe import (EPS_MS, OVERLAP_WAIT_S, _batches_ok, _late, _no_hang
                             _right_results, _run, _shout, cancel_safe, concurrent_calls,
                             oldest_first)
 from .ex02_knee import check_ex02_7, check_ex02_8, reference_sweep  # noqa: F401 (re-export)
+from .guard import case_rng
 
 
 # ---- ex02_1: the windowed micro-batcher -----------------------------------------------
@@ -189,7 +190,8 @@ def check_ex02_5(obj, hidden: bool = False) -> None:
     if any(c.on_loop_thread for c in res.calls):
         raise AssertionError(f"{ex}: the synchronous model ran on the event loop's thread, so "
                              f"nothing else can happen while it computes; run it in a worker "
-                             f"thread (asyncio.to_thread or loop.run_in_executor) and await it")
+                             f"thread and await it (loop.run_in_executor with a "
+                             f"ThreadPoolExecutor(max_workers=1) of your batcher's own)")
     _one_at_a_time(obj, ex, 6, 2)
     if not hidden:
         return
@@ -199,7 +201,10 @@ def check_ex02_5(obj, hidden: bool = False) -> None:
     _batches_ok(res, ex, 2)
     if any(c.on_loop_thread for c in res.calls):
         raise AssertionError(f"{ex}: some batches still ran the model on the event loop")
-    _one_at_a_time(obj, ex, 9, 3)
+    rng = case_rng(ex, hidden)
+    max_batch = int(rng.integers(2, 5))
+    _one_at_a_time(obj, ex, max_batch * int(rng.integers(2, 4)) + int(rng.integers(0, 2)),
+                   max_batch)
 
 
 def _one_at_a_time(obj, ex: str, n: int, max_batch: int) -> None:
