@@ -8,9 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..sim.scenarios import ProbeResult, virtual_model
-from .batcher_probe import (EPS_MS, _batches_ok, _late, _no_hangs, _right_results, _run,
-                            _shout, cancel_safe, oldest_first)
+from .batcher_probe import (EPS_MS, OVERLAP_WAIT_S, _batches_ok, _late, _no_hangs,
+                            _right_results, _run, _shout, cancel_safe, concurrent_calls,
+                            oldest_first)
 from .ex02_knee import check_ex02_7, check_ex02_8, reference_sweep  # noqa: F401 (re-export)
+from .guard import case_rng
 
 
 # ---- ex02_1: the windowed micro-batcher -----------------------------------------------
@@ -176,7 +178,7 @@ def check_ex02_4(obj, hidden: bool = False) -> None:
         raise AssertionError(f"{ex}: after two failed batches a later request was not served")
 
 
-# ---- ex02_5: the model runs off the event loop ----------------------------------------
+# ---- ex02_5: the model runs off the event loop, one batch at a time ---------------------
 
 def check_ex02_5(obj, hidden: bool = False) -> None:
     ex = "ex02_5"
@@ -188,7 +190,9 @@ def check_ex02_5(obj, hidden: bool = False) -> None:
     if any(c.on_loop_thread for c in res.calls):
         raise AssertionError(f"{ex}: the synchronous model ran on the event loop's thread, so "
                              f"nothing else can happen while it computes; run it in a worker "
-                             f"thread (asyncio.to_thread or loop.run_in_executor) and await it")
+                             f"thread and await it (loop.run_in_executor with a "
+                             f"ThreadPoolExecutor(max_workers=1) of your batcher's own)")
+    _one_at_a_time(obj, ex, 6, 2)
     if not hidden:
         return
     res = _run(obj, ex, [0.0] * 5 + [30.0] * 2, max_batch=2, max_delay_ms=5.0)
@@ -197,6 +201,30 @@ def check_ex02_5(obj, hidden: bool = False) -> None:
     _batches_ok(res, ex, 2)
     if any(c.on_loop_thread for c in res.calls):
         raise AssertionError(f"{ex}: some batches still ran the model on the event loop")
+    rng = case_rng(ex, hidden)
+    max_batch = int(rng.integers(2, 5))
+    _one_at_a_time(obj, ex, max_batch * int(rng.integers(2, 4)) + int(rng.integers(0, 2)),
+                   max_batch)
+
+
+def _one_at_a_time(obj, ex: str, n: int, max_batch: int) -> None:
+    try:
+        peak, out = concurrent_calls(obj, n, max_batch)
+    except TimeoutError:
+        raise AssertionError(f"{ex}: {n} requests (max_batch={max_batch}) were not all "
+                             f"answered within {10 * OVERLAP_WAIT_S:.0f} s") from None
+    for i, o in enumerate(out):
+        if isinstance(o, BaseException):
+            raise AssertionError(f"{ex}: submit('r{i}') raised {type(o).__name__}: {o}")
+        if o != _shout([f"r{i}"])[0]:
+            raise AssertionError(f"{ex}: submit('r{i}') returned {o!r}, not its own output")
+    if peak > 1:
+        raise AssertionError(
+            f"{ex}: {peak} batches ran the model at the same time ({n} requests, "
+            f"max_batch={max_batch}, a 1 ms window, a slow model). Off the loop, the timer "
+            "can fire again while a batch computes: run every batch in ONE worker thread "
+            "(a ThreadPoolExecutor(max_workers=1) passed to loop.run_in_executor), or hold "
+            "an asyncio.Lock around the call, so batches run one after another")
 
 
 # ---- ex02_6: a wrong number of outputs is an error for the whole batch ----------------

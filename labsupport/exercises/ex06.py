@@ -1,26 +1,29 @@
 """Checks for notebook 06 (the continuous decoder). References: ``labsupport.decoder``'s
 scheduler (``kv_admission``) and step simulator; student functions run under the step
 limit of ``guard.bounded``, so an endless loop fails with a message instead of hanging.
+ex06_7 (where a speed-up comes from) lives in ``ex06_speedup``, the packed-step checks
+(ex06_8, ex06_9) in ``ex06_step``, the prefix-cache ones (ex06_10, ex06_11) in
+``ex06_prefix``; all are re-exported here.
 """
 from __future__ import annotations
 
 from collections import deque
-from functools import partial
-
 import numpy as np
 
-from ..decoder import DecodeSequence, metrics
+from ..decoder import DecodeSequence
 from ..decoder.scheduler import kv_admission as ref_kv_admission
-from ..decoder.stepsim import StepCost, simulate_steps
-from ..traffic import Request
 from . import slo_pick
+from .ex06_prefix import check_ex06_10, check_ex06_11  # noqa: F401 (re-export)
+from .ex06_speedup import check_ex06_7  # noqa: F401 (re-export)
+from .ex06_step import check_ex06_8, check_ex06_9  # noqa: F401 (re-export)
 from .guard import bounded, require_callable as _callable
 from .scheduler_parts import cases as _sched_cases
 from .scheduler_parts import compare
 
-TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_3": "head_to_head",
+TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_7": "speedup_parts",
            "ex06_4": "grow_or_preempt", "ex06_5": "admit_under_budget",
-           "ex06_6": "pick_max_seqs"}
+           "ex06_6": "pick_max_seqs", "ex06_8": "step_slots", "ex06_9": "ragged_mask",
+           "ex06_10": "prefix_hits", "ex06_11": "release_blocks"}
 
 
 # ---- ex06_1: one iteration: admit, run, retire -------------------------------------------
@@ -150,52 +153,6 @@ def check_ex06_2(obj, hidden: bool = False, ex: str = "ex06_2") -> None:
             hint = ("it fits the free blocks now (reserve: prompt + max_new_tokens; "
                     "on_demand: only the prompt, rounded up to whole blocks): admit it")
         raise AssertionError(f"{ex}: {call} returned {got!r}: {hint}")
-
-
-# ---- ex06_3: the head-to-head ------------------------------------------------------------
-
-def _trace_like(n: int, seed: int, gap_ms: float = 3.0) -> list[Request]:
-    rng = np.random.default_rng(seed)
-    out = np.clip(np.round(rng.lognormal(3.3, 0.9, n)), 1, 150).astype(int)
-    return [Request(i, float(t), int(p), int(o)) for i, (t, p, o) in enumerate(
-        zip(np.cumsum(rng.exponential(gap_ms, n)), rng.integers(4, 60, n), out))]
-
-
-def _tps(res) -> float:
-    return metrics.summarize_decode(res)["tokens_per_s"]
-
-
-def check_ex06_3(obj, hidden: bool = False, ex: str = "ex06_3") -> None:
-    """``obj(requests, run, **knobs) -> {"continuous_tps", "request_tps", "speedup"}``."""
-    _callable(ex, obj, "head_to_head")
-    cost = StepCost(fixed_ms=0.5, per_seq_ms=0.08, per_token_ms=0.01, per_kv_ms=0.0002)
-    run = partial(simulate_steps, cost=cost)
-    if not hidden:
-        cases = [(_trace_like(60, 1), dict(max_seqs=8)),
-                 (_trace_like(20, 4, gap_ms=80.0), dict(max_seqs=8))]   # idle gaps
-    else:
-        same = [Request(i, 0.0, 20, 30) for i in range(24)]
-        cases = [(_trace_like(80, 2), dict(max_seqs=16, kv_budget_tokens=4096)),
-                 (same, dict(max_seqs=8)),
-                 (_trace_like(40, 3), dict(max_seqs=4, admission="reserve")),
-                 (_trace_like(30, 5, gap_ms=60.0), dict(max_seqs=4))]
-    for reqs, knobs in cases:
-        got = bounded(ex, obj, list(reqs), run, **knobs)
-        if not isinstance(got, dict) or not {"continuous_tps", "request_tps",
-                                             "speedup"} <= set(got):
-            raise AssertionError(f"{ex}: return a dict with keys 'continuous_tps', "
-                                 "'request_tps' and 'speedup'")
-        c = _tps(run(reqs, mode="continuous", **knobs))
-        r = _tps(run(reqs, mode="request", **knobs))
-        for key, want, what in (("continuous_tps", c, "mode='continuous'"),
-                                ("request_tps", r, "mode='request'")):
-            if not np.isclose(float(got[key]), want, rtol=1e-6):
-                raise AssertionError(
-                    f"{ex}: {key} is off for {len(reqs)} requests with {knobs}: run the same "
-                    f"requests and knobs with {what}, and count generated tokens per second "
-                    "from the first arrival to the last finish (ms → s), idle gaps included")
-        if not np.isclose(float(got["speedup"]), c / r, rtol=1e-6):
-            raise AssertionError(f"{ex}: speedup must be continuous_tps / request_tps")
 
 
 # ---- ex06_4, ex06_5: scheduler parts, run inside the real scheduler --------------------
