@@ -2,10 +2,13 @@
 
 - leaves: ``validate``, ``paths``, ``device``
 - the world: ``traffic``, ``costs``, ``metrics``, ``queueing``
-- ``batching/``: ``config``, ``policies``, ``shapes``, ``plans``, ``runtime``, ``lesson``
-- ``sim/``: ``simulator``, ``vclock``, ``scenarios``
+- ``batching/``: ``config``, ``policies``, ``bucketed``, ``adaptive``, ``routing``, ``shapes``,
+  ``plans``, ``runtime``, ``lesson``
+- ``sim/``: ``simulator`` (the one event loop), ``records``, ``sources``, ``vclock``,
+  ``scenarios``, ``capacity``
 - models: ``encoder/`` (MiniLM, corpus), ``decoder/`` (continuous decoding)
-- ``serving/``: the HTTP service, its stats, load generator, launcher, dashboard, exporter, RAG
+- ``serving/``: ``api/`` (one HTTP service), ``ops/`` (serve, launcher, child processes,
+  replicas and router, load generator, exporter), ``demo/`` (dashboard, replicas lesson, RAG)
 - ``notebook/``: plots and widgets; course: ``exercises/``, ``grading``, ``benches/``, ``cli``
 
 Public API, imported lazily (``import labsupport`` stays fast and torch-free): the names in
