@@ -107,12 +107,12 @@ def ray_main(cfg: RayDeployConfig, port: int, cpus: int, status_every_s: float =
 
     import ray
     from ray import serve
-    stop = procs.stop_event(parent_pid)
     ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False,
              _node_ip_address=HOST, configure_logging=False)
     serve.start(http_options={"host": HOST, "port": port})
     dep = serve.deployment(name="lab", **deployment_options(cfg))(serve.ingress()(LabReplica))
     serve.run(dep.bind(cfg), name="lab", route_prefix="/")  # waits until healthy
+    stop = procs.stop_event(parent_pid)  # after ray.init: ours replace Ray's signal handlers
     ready = f"READY {port} {_running(serve)} replicas {deployment_options(cfg)}"
     print(ready, flush=True)
     procs.write_ready(ready_file, ready)

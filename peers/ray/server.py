@@ -52,11 +52,11 @@ def main(argv: list[str] | None = None) -> int:
             body = await request.json()
             return {"output": await self.run(body["input"])}
 
-    stop = procs.stop_event(a.parent_pid)
     ray.init(num_cpus=a.cpus, include_dashboard=False, log_to_driver=False,
              _node_ip_address=HOST, configure_logging=False)
     serve.start(http_options={"host": HOST, "port": a.port})
     serve.run(Toy.bind(), route_prefix="/embed", blocking=False)
+    stop = procs.stop_event(a.parent_pid)  # after ray.init: ours replace Ray's signal handlers
     print(f"READY {a.port}", flush=True)
     procs.write_ready(a.ready_file, f"READY {a.port}")
     stop.wait()
