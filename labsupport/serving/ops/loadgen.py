@@ -12,6 +12,8 @@ import argparse
 import asyncio
 import json
 import sys
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 from urllib.parse import urlsplit
@@ -255,18 +257,50 @@ class _Stale(ConnectionError):
     """The server had closed a pooled keep-alive connection."""
 
 
-SPIN_S = 0.0015  # epoll rounds a timer up to the next ms: the last 1.5 ms are yielded away
-
-
-async def sleep_until(when: float) -> None:
-    """Wait until loop time ``when``. A plain ``asyncio.sleep`` wakes up to 1 ms late,
-    which a scheduled-send clock would charge to the server: a wait over ``SPIN_S`` yields
-    its last ``SPIN_S`` to the loop instead; shorter ones (high rates) just sleep."""
+async def pace(dues: list[float], fire: Callable[[int], None]) -> None:
+    """Call ``fire(k)`` on the running loop at ``time.monotonic()`` ≈ ``dues[k]`` (in
+    ascending order); returns once the last has fired. A thread sleeps to each time and
+    hands over: a loop timer wakes up to 1 ms late (epoll and libuv count in whole ms),
+    which a scheduled-send clock would charge to the server, and spinning to beat it
+    burns the CPU that the server under test needs. Sends due within 50 µs of each other
+    fire together."""
     loop = asyncio.get_running_loop()
-    delay = when - loop.time()
-    await asyncio.sleep(max(0.0, delay - SPIN_S) if delay > SPIN_S else max(0.0, delay))
-    while delay > SPIN_S and loop.time() < when:
-        await asyncio.sleep(0)
+    done = loop.create_future()
+    stop = threading.Event()
+
+    def fire_range(i: int, j: int) -> None:
+        for k in range(i, j):
+            fire(k)
+
+    def finish(exc: BaseException | None) -> None:
+        if not done.done():
+            done.set_exception(exc) if exc else done.set_result(None)
+
+    def run() -> None:
+        k, n, err = 0, len(dues), None
+        try:
+            while k < n and not stop.is_set():
+                wait = dues[k] - time.monotonic()
+                if wait > 0 and stop.wait(wait):
+                    break
+                now, j = time.monotonic(), k + 1
+                while j < n and dues[j] <= now + 5e-5:
+                    j += 1
+                loop.call_soon_threadsafe(fire_range, k, j)
+                k = j
+        except BaseException as exc:  # noqa: BLE001 (handed to the awaiting coroutine)
+            err = exc
+        try:
+            loop.call_soon_threadsafe(finish, err)
+        except RuntimeError:  # the loop is gone: nobody waits any more
+            pass
+
+    thread = threading.Thread(target=run, name="loadgen-pace", daemon=True)
+    thread.start()
+    try:
+        await done
+    finally:
+        stop.set()
 
 
 def lab_body(r: Request) -> bytes:
@@ -290,62 +324,65 @@ async def run_load(url: str, requests: list[Request], *, pattern: str = "custom"
     bar = _bar(len(requests), progress)
     client = HttpClient(url, timeout_s)
     loop = asyncio.get_running_loop()
-    t0 = loop.time()
+    t0 = time.monotonic()  # not loop.time(): uvloop's counts whole ms
+    offsets = [(r.arrival - requests[0].arrival) / 1000.0 for r in requests]
+    dues = [t0 + d for d in offsets if d <= max_duration_s]
+    res.not_sent = len(requests) - len(dues)
 
     async def one(data: bytes, due: float) -> None:
-        lag = (loop.time() - due) * 1000.0
+        lag = (time.monotonic() - due) * 1000.0
         code = await _send(client, path, data, res)
         res.status.append(code)  # the three lists stay aligned: one entry per request
-        res.latency_ms.append((loop.time() - due) * 1000.0)
+        res.latency_ms.append((time.monotonic() - due) * 1000.0)
         res.lag_ms.append(lag)
         bar.update(1)
 
     tasks = []
     try:
-        for r, data in zip(requests, datas):
-            due = (r.arrival - requests[0].arrival) / 1000.0
-            if due > max_duration_s:
-                res.not_sent = len(requests) - len(tasks)
-                break
-            await sleep_until(t0 + due)
-            tasks.append(asyncio.create_task(one(data, t0 + due)))
+        await pace(dues, lambda k: tasks.append(loop.create_task(one(datas[k], dues[k]))))
         await asyncio.gather(*tasks)
     finally:
         for t in tasks:
             t.cancel()
         await client.aclose()
         bar.close()
-    res.wall_s = loop.time() - t0
+    res.wall_s = time.monotonic() - t0
     return res
 
 
 async def run_closed(url: str, requests: list[Request], concurrency: int, *,
-                     timeout_s: float = 30.0, path: str = "/embed",
+                     duration_s: float | None = None, timeout_s: float = 30.0,
+                     path: str = "/embed",
                      body: Callable[[Request], bytes] | None = None) -> LoadResult:
     """Send ``requests`` closed loop: ``concurrency`` senders, each sends its next request
     as soon as its last one is answered (a saturation test: the server sets the pace, no
-    backlog grows). Latency is from each actual send; arrival times are ignored."""
+    backlog grows); none is sent after ``duration_s``. Latency is from each actual send;
+    arrival times are ignored."""
     url = check_loopback(url)
     check_int("requests", len(requests), 1, MAX_REQUESTS)
     check_int("concurrency", concurrency, 1, 4096)
+    if duration_s is not None:
+        check_float("duration_s", duration_s, 0.0, MAX_DURATION_S, lo_open=True)
     res = LoadResult(url, f"closed({concurrency})", 0.0)
     datas = iter([(body or lab_body)(r) for r in requests])
     client = HttpClient(url, timeout_s)
-    loop = asyncio.get_running_loop()
+    t0 = time.monotonic()
+    stop = float("inf") if duration_s is None else t0 + duration_s
 
     async def sender() -> None:
         for data in datas:  # one shared iterator: each request is sent once
-            t = loop.time()
+            t = time.monotonic()
+            if t >= stop:
+                return
             res.status.append(await _send(client, path, data, res))
-            res.latency_ms.append((loop.time() - t) * 1000.0)
+            res.latency_ms.append((time.monotonic() - t) * 1000.0)
             res.lag_ms.append(0.0)
 
-    t0 = loop.time()
     try:
         await asyncio.gather(*(sender() for _ in range(concurrency)))
     finally:
         await client.aclose()
-    res.wall_s = loop.time() - t0
+    res.wall_s = time.monotonic() - t0
     res.offered_rps = len(res.status) / res.wall_s if res.wall_s else 0.0
     return res
 
