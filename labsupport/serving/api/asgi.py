@@ -39,18 +39,16 @@ async def read_body(scope: dict, receive, limit: int) -> bytes:
     declared = next((v for k, v in scope["headers"] if k == b"content-length"), b"")
     if declared.isdigit() and int(declared) > limit:
         raise too_big(int(declared), limit)
-    first = await receive()
-    body = first.get("body", b"")
-    if not first.get("more_body", False):  # the usual case: one message holds it all
-        if len(body) > limit:
-            raise too_big(len(body), limit)
-        return body
-    chunks, size = [body], len(body)
+    chunks, size = [], 0
     while True:
         msg = await receive()
         if msg["type"] == "http.disconnect":
             raise BadInput("client disconnected while sending the body", 400)
         chunk = msg.get("body", b"")
+        if not chunks and not msg.get("more_body", False):  # usually one message holds all
+            if len(chunk) > limit:
+                raise too_big(len(chunk), limit)
+            return chunk
         size += len(chunk)
         if size > limit:
             raise too_big(size, limit)
