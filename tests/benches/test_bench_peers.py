@@ -11,10 +11,12 @@ from labsupport.batching.runtime import MicroBatcher
 from labsupport.benches import peers as bench
 from labsupport.benches.peers import venvs
 from labsupport.benches.peers.plot import figure, rows, verdict_lines
-from labsupport.benches.peers.run import PeersConfig, config_json, inprocess_open, run, \
-    slo_capacity, triton_body
+from labsupport.benches.peers.config import PeersConfig, config_json
+from labsupport.benches.peers.run import run, slo_capacity
+from labsupport.benches.peers.targets import inprocess_open, triton_body
 from labsupport.costs import fake_model
-from labsupport.serving.ops.loadgen import HttpClient, schedule
+from labsupport.serving.ops.http_client import HttpClient
+from labsupport.serving.ops.loadgen import schedule
 
 
 def test_peers_are_skipped_with_the_make_target_named(tmp_path, monkeypatch, capsys):

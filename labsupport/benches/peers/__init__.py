@@ -21,7 +21,8 @@ from pathlib import Path
 
 from ...paths import REPO
 from .venvs import missing
-from .run import PEERS, PeersConfig, config_json, dumps, run
+from .config import PEERS, PeersConfig, config_json
+from .run import dumps, run
 
 OUT = REPO / "build" / "bench-peers"
 GOALS = {"no_failed_requests": "every system answers every request 200",

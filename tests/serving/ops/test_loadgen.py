@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from labsupport.serving.ops import loadgen
+from labsupport.serving.ops import http_client, loadgen
 
 from svc_helpers import CAPACITY_RPS, FIXED_MS, MAX_QUEUE, service  # noqa: F401  (fixture)
 
@@ -108,7 +108,7 @@ def test_response_parser_waits_for_a_whole_response_and_keeps_the_rest(cut):
     data, buf, got = one + chunked, bytearray(one + chunked)[:cut], []
     for more in (b"", data[cut:]):
         buf += more
-        while (r := loadgen.parse_response(buf)) is not None:
+        while (r := http_client.parse_response(buf)) is not None:
             got.append(r)
         if not more:
             assert len(got) == (cut >= len(one))  # nothing returned half-read
@@ -117,4 +117,4 @@ def test_response_parser_waits_for_a_whole_response_and_keeps_the_rest(cut):
 
 def test_response_parser_refuses_what_is_not_http():
     with pytest.raises(ValueError, match="status line"):
-        loadgen.parse_response(bytearray(b"SSH-2.0-OpenSSH\r\n\r\n"))
+        http_client.parse_response(bytearray(b"SSH-2.0-OpenSSH\r\n\r\n"))
