@@ -199,22 +199,22 @@ def test_peer_smoke_run(peer):
     assert light["cpu"]["peer_cores"] > 0  # the peer's process tree was found and measured
 
 
-def test_pace_is_never_early_and_not_a_millisecond_late():
-    """A loop timer wakes up to 1 ms late (epoll and libuv count whole ms): on a
-    scheduled-send clock that ms is charged to the server. ``pace`` sleeps in a thread."""
+@pytest.mark.parametrize("gap_s", [0.003, 0.008])  # handed over / lone: woken early, yielded
+def test_pace_fires_every_send_never_early(gap_s):
+    """Every send fires, none before its time, and ``pace`` returns only after the last
+    (how late they are is a figure of ``bench peers``: ``max_send_lag_ms``)."""
     import time
 
-    from labsupport.serving.ops.loadgen import pace
+    from labsupport.serving.ops.pacing import pace
 
     async def go():
         t0 = time.monotonic() + 0.01
-        dues = [t0 + 0.003 * k + 0.0001 * (k % 7) for k in range(30)]
+        dues = [t0 + gap_s * k + 0.0001 * (k % 7) for k in range(30)]
         late = []
         await pace(dues, lambda k: late.append(time.monotonic() - dues[k]))
         return sorted(late)
     late = asyncio.run(go())
     assert len(late) == 30 and late[0] >= 0.0  # every one fired, never before its time
-    assert late[len(late) // 2] < 0.0006, late  # a plain sleep's median is ~1 ms
 
 
 def test_load_client_retries_a_stale_connection_on_a_fresh_one():

@@ -11,7 +11,8 @@ from typing import Callable
 
 from ...batching.runtime import MicroBatcher, QueueFull
 from ...costs import fake_model
-from ...serving.ops.loadgen import LoadResult, pace, run_closed, run_load
+from ...serving.ops.loadgen import LoadResult, run_closed, run_load
+from ...serving.ops.pacing import pace
 from .config import PeersConfig
 from .cpu import CpuMeter
 from .venvs import start_peer
@@ -116,7 +117,7 @@ async def _submit(mb: MicroBatcher, item, timeout_s: float, res: LoadResult) -> 
 def figures(res: LoadResult, cpu: dict, cfg: PeersConfig) -> dict:
     s = res.summary()
     keep = ("offered_rps", "sent", "ok", "error_kinds", "wall_s", "throughput_rps",
-            "latency_ms", "max_send_lag_ms")
+            "latency_ms", "median_send_lag_ms", "max_send_lag_ms")
     out = {k: s[k] for k in keep}
     out["failed"] = s["sent"] - s["ok"]  # 429s, other statuses, timeouts, lost connections
     out["fraction_of_ideal"] = round(s["throughput_rps"] / cfg.ideal_rps, 4)

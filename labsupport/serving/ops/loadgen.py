@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import json
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -24,6 +23,7 @@ from ...traffic import Request, bursty, load_trace, poisson, replay
 from ...validate import check_choice, check_float, check_int
 from ..net import check_loopback
 from .http_client import HttpClient
+from .pacing import pace
 from .procs import until_parent_gone
 
 PATTERNS = ("poisson", "bursty", "trace")
@@ -86,53 +86,8 @@ class LoadResult:
                 "not_sent": self.not_sent, "wall_s": round(self.wall_s, 3),
                 "throughput_rps": round(ok.sum() / self.wall_s, 2) if self.wall_s else 0.0,
                 "latency_ms": pct(ok), "rejection_latency_ms": pct(rej),
-                "max_send_lag_ms": round(max(self.lag_ms, default=0.0), 3)}
-
-
-async def pace(dues: list[float], fire: Callable[[int], None]) -> None:
-    """Call ``fire(k)`` on the running loop at ``time.monotonic()`` ≈ ``dues[k]`` (in
-    ascending order); returns once the last has fired. A thread sleeps to each time and
-    hands over: a loop timer wakes up to 1 ms late (epoll and libuv count in whole ms),
-    which a scheduled-send clock would charge to the server, and spinning to beat it
-    burns the CPU that the server under test needs. Sends due within 50 µs of each other
-    fire together."""
-    loop = asyncio.get_running_loop()
-    done = loop.create_future()
-    stop = threading.Event()
-
-    def fire_range(i: int, j: int) -> None:
-        for k in range(i, j):
-            fire(k)
-
-    def finish(exc: BaseException | None) -> None:
-        if not done.done():
-            done.set_exception(exc) if exc else done.set_result(None)
-
-    def run() -> None:
-        k, n, err = 0, len(dues), None
-        try:
-            while k < n and not stop.is_set():
-                wait = dues[k] - time.monotonic()
-                if wait > 0 and stop.wait(wait):
-                    break
-                now, j = time.monotonic(), k + 1
-                while j < n and dues[j] <= now + 5e-5:
-                    j += 1
-                loop.call_soon_threadsafe(fire_range, k, j)
-                k = j
-        except BaseException as exc:  # noqa: BLE001 (handed to the awaiting coroutine)
-            err = exc
-        try:
-            loop.call_soon_threadsafe(finish, err)
-        except RuntimeError:  # the loop is gone: nobody waits any more
-            pass
-
-    thread = threading.Thread(target=run, name="loadgen-pace", daemon=True)
-    thread.start()
-    try:
-        await done
-    finally:
-        stop.set()
+                "median_send_lag_ms": round(float(np.median(self.lag_ms)), 3) if self.lag_ms
+                else 0.0, "max_send_lag_ms": round(max(self.lag_ms, default=0.0), 3)}
 
 
 def lab_body(r: Request) -> bytes:
