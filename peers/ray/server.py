@@ -1,8 +1,9 @@
 """The Ray Serve peer of ``labsupport bench peers``: the lab's toy model (sleep a + b·n, in
 a worker thread like the lab's runtime) behind ``@serve.batch``, on ``POST /embed``.
-Tuned as Ray's docs recommend for throughput: ``max_ongoing_requests`` two batches deep
-(≥ ``max_batch_size``, else batches never fill), ``batch_wait_timeout_s`` from
-``--max-delay-ms`` (the bench passes 0: one batch at a time gains nothing by waiting),
+Tuned as Ray's docs recommend for throughput: ``max_ongoing_requests`` at least two
+batches deep (≥ ``max_batch_size``, else batches never fill; ``--max-ongoing``: the bench
+passes the most requests it keeps in flight), ``batch_wait_timeout_s`` from
+``--max-delay-ms`` (the bench passes the window every system gets, 5 ms),
 ``RAY_SERVE_THROUGHPUT_OPTIMIZED=1``, no access log, one replica (one executor, as every
 system here).
 
