@@ -151,15 +151,25 @@ class MicroBatcher:
         if self._closing:
             raise BatcherClosed("batcher is closed; no new requests")
         await self.start()
+        return await self.enqueue(item, length=length)
+
+    def enqueue(self, item: Any, *, length: int | None = None) -> asyncio.Future:
+        """Queue ``item`` on a started batcher; its future holds its own result (or
+        exception). Cancelling the future takes the item out of the queue (before its
+        batch is sealed). ``submit`` without a task per item: a request of n texts
+        queues n futures and awaits them together."""
+        if self._closing or self._task is None:
+            raise BatcherClosed("batcher is closed; no new requests" if self._closing
+                                else "batcher not started: await start() first")
         self.admit()
         if length is None:
             length = self.length_fn(item) if self.length_fn else 1
-        loop = asyncio.get_running_loop()
+        loop = self._task.get_loop()
         fut = loop.create_future()
         self._queue.append(_Pending(item, loop.time() * 1000.0, int(length), fut))
         self.stats.submitted += 1
         self._wake.set()
-        return await fut
+        return fut
 
     # ---- the scheduler --------------------------------------------------------------
     async def _run(self) -> None:

@@ -88,14 +88,15 @@ class LabReplica:
     def __serve_build_asgi_app__(self):
         from labsupport.serving.api.app import make_app
         app = make_app(self.svc)
-        pid = str(os.getpid())
+        header = (REPLICA_HEADER.encode(), str(os.getpid()).encode())
 
-        @app.middleware("http")
-        async def name_the_replica(request, call_next):
-            response = await call_next(request)
-            response.headers[REPLICA_HEADER] = pid
-            return response
-        return app
+        async def name_the_replica(scope, receive, send):  # ASGI: one header on each answer
+            async def send_named(msg):
+                if msg["type"] == "http.response.start":
+                    msg = {**msg, "headers": [*msg.get("headers", ()), header]}
+                await send(msg)
+            await app(scope, receive, send_named if scope["type"] == "http" else send)
+        return name_the_replica
 
 
 def ray_main(cfg: RayDeployConfig, port: int, cpus: int, status_every_s: float = 0.0,

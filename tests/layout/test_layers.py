@@ -98,8 +98,3 @@ def test_top_level_stays_small():
     top = [p.name for p in PKG.glob("*.py")]
     assert len(top) <= 13, f"{len(top)} modules at the top of labsupport/: {sorted(top)}"
 
-
-def test_no_module_over_300_lines():
-    big = {str(p.relative_to(PKG)): n for p in PKG.rglob("*.py")
-           if (n := len(p.read_text().splitlines())) > 300}
-    assert not big, f"split these modules (over 300 lines): {big}"

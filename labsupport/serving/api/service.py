@@ -75,17 +75,18 @@ class EmbeddingService:
         return self.config()
 
     async def embed(self, items: list[tuple[str, int]]) -> list:
-        """Queue every text; all or nothing: a full queue rejects the whole request."""
+        """Queue every text (one future each, no task); all or nothing: a full queue
+        rejects the whole request."""
+        await self.batcher.start()
         self.batcher.admit(len(items))
         now = time.perf_counter()
-        tasks = [asyncio.ensure_future(self.batcher.submit((t, n, now), length=n))
-                 for t, n in items]
+        futs = [self.batcher.enqueue((t, n, now), length=n) for t, n in items]
         self.in_flight += 1
         try:
-            return await asyncio.gather(*tasks)
+            return [await futs[0]] if len(futs) == 1 else await asyncio.gather(*futs)
         except BaseException:
-            for t in tasks:  # the request failed as a whole: drop its other texts
-                t.cancel()
+            for f in futs:  # the request failed as a whole: drop its other texts
+                f.cancel()
             raise
         finally:
             self.in_flight -= 1

@@ -9,7 +9,6 @@ service stops when that process is gone.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 
 from ...batching.config import add_arguments, from_arguments
@@ -54,7 +53,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.replicas != 1:  # N copies of this service behind the router
         from .replicas import serve_replicas
         return serve_replicas(args, list(sys.argv[1:] if argv is None else argv))
-    import uvicorn
     try:
         cfg = from_arguments(args)
         check_int("port", args.port, 0, 65535)
@@ -71,10 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     svc = EmbeddingService(model, cfg, limits)
     sock = free_socket(args.port)
     url = f"http://{HOST}:{sock.getsockname()[1]}"
-    server = uvicorn.Server(uvicorn.Config(make_app(svc), log_level="warning", access_log=False,
-                                           timeout_graceful_shutdown=5, backlog=4096))
     print(f"labsupport serve: {model_name(model)}, {svc.config()} on {url}", flush=True)
-    asyncio.run(serve_http(server, sock, url, args.ready_file, args.parent_pid))
+    serve_http(make_app(svc), sock, url, args.ready_file, args.parent_pid)
     return 0
 
 
