@@ -28,9 +28,11 @@ CHECK = {
     "real_knee_near_cap": lambda e: 0.5 * e["cap_ms"] <= e["knee_ms"] <= 1.5 * e["cap_ms"],
     "adaptive_busiest_step": lambda e: e["adaptive p99 ms"] <= e["fixed p99 ms"],
 }
-# conclusions robust measurement must keep even on a busy machine
-MUST_HOLD = {"md1_matches_sim", "batching_cheaper", "window_waits_at_light_load",
-             "bucketing_beats_fifo"}
+# conclusions robust measurement must keep even on a busy machine. Not among them:
+# bucketing_beats_fifo, which depends on the fitted cost's shape (a dominant fixed cost per
+# batch makes FIFO hold the SLO further: tests/sim/test_capacity.py), so the notebook checks
+# it and explains the outcome either way.
+MUST_HOLD = {"md1_matches_sim", "batching_cheaper", "window_waits_at_light_load"}
 EXPECTED = {"01_naive_queue": {"real_latency_grows_with_load", "md1_matches_sim"},
             "04_encoder_batcher": {"batching_cheaper", "bucketed_drains_faster",
                                    "window_waits_at_light_load", "bucketed_holds_slo_longer",
