@@ -57,7 +57,8 @@ def _why(k: Knobs, mark: str) -> str:
     """A trailing comment when the exported delay is 0 although ``max_delay_ms`` is not."""
     if k.delay_us == 0 and k.max_delay_ms > 0:
         return (f"  {mark} 0, not {k.max_delay_ms:g} ms: the lab's {k.policy} policy never "
-                f"makes a lone request wait; a delay here would")
+                f"makes a lone request wait; a delay here would make every lone request on "
+                f"an idle server wait it in full.")
     return ""
 
 
@@ -94,7 +95,7 @@ def ray_max_ongoing(max_batch: int) -> int:
 def ray_serve(k: Knobs) -> str:
     """The Ray Serve deployment and ``@serve.batch`` lines."""
     return (f"@serve.deployment(max_ongoing_requests={ray_max_ongoing(k.max_batch)})"
-            f"  # default 5 would cap every batch at 5\n"
+            f"  # Ray's default of 5 would cap every batch at 5 requests.\n"
             f"class Embedder:\n"
             f"    @serve.batch(max_batch_size={k.max_batch}, "
             f"batch_wait_timeout_s={k.delay_us / 1e6:g}){_why(k, '#')}\n"

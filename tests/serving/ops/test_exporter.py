@@ -65,6 +65,14 @@ def test_work_conserving_exports_no_wait(policy):
     assert "never makes a lone request wait" in out["triton"]
 
 
+@pytest.mark.parametrize("policy", ["work_conserving", "window"])
+def test_every_comment_is_a_whole_sentence(policy):
+    """A comment ends with a full stop (0.2's ended mid-sentence: "a delay here would")."""
+    for system, text in exporter.export(exporter.Knobs(max_delay_ms=20.0, policy=policy)).items():
+        for comment in re.findall(r"#\s*(.*)$", text, re.M):
+            assert comment.endswith("."), (system, comment)
+
+
 def test_window_exports_its_delay():
     out = exporter.export(exporter.Knobs(max_batch=16, max_delay_ms=20.0, policy="window"))
     assert "max_queue_delay_microseconds: 20000\n" in out["triton"]
