@@ -2,8 +2,8 @@
 text is drawn for the notebook's displayed width (and for the "presenter" size).
 
 JupyterLab 4.6 at 1280×800 (a projector's resolution), file browser open, gives a notebook
-output area ``OUTPUT_PX`` CSS px wide; it shrinks a wider PNG to that width (``max-width:
-100%``). A figure ``width_in`` inches wide, drawn at ``dpi``, therefore shows a font of
+output area about ``OUTPUT_PX`` CSS px wide; it shrinks a wider PNG to that width
+(``max-width: 100%``). A figure ``width_in`` inches wide, drawn at ``dpi``, therefore shows a font of
 ``pt`` points at ``pt × OUTPUT_PX / (72 × width_in)`` CSS px. ``Style`` picks the point sizes
 that give ``text_px`` on screen, so the size holds whatever the figure's inch width.
 
@@ -12,9 +12,10 @@ that give ``text_px`` on screen, so the size holds whatever the figure's inch wi
         ...
     display(image(fig))                # PNG, natural width st.width_in × st.dpi px
 
-``png`` writes into each PNG (text chunk ``TEXT_KEY``) the smallest font it drew per kind of
-text (axis label, tick label, legend, title, annotation) in PNG pixels, so a browser test can
-turn them into on-screen pixels with the image's displayed width (``png_text_px``).
+``png`` writes into each PNG (text chunk ``INFO_KEY``, JSON) the smallest font it drew per
+kind of text (axis label, tick label, legend, title, annotation) in PNG pixels and the
+figure's title, so a browser test can turn the sizes into on-screen pixels with the image's
+displayed width and read what the image says (``png_info``).
 """
 from __future__ import annotations
 
@@ -25,8 +26,10 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-OUTPUT_PX = 848  # JupyterLab 4.6's output area at 1280×800 with the file browser open
-TEXT_KEY = "labsupport-text-px"
+# JupyterLab 4.6's output area at 1280×800 with the file browser open is 848 px wide, a
+# widget's output inside it a few px less: sizes are worked out for 820 px, a little margin
+OUTPUT_PX = 820
+INFO_KEY = "labsupport"
 _RC_LOCK = threading.RLock()  # rcParams are global: one drawing() at a time (the dashboard
 # draws in its poller thread while a cell may draw too)
 
@@ -115,15 +118,18 @@ def text_px(fig) -> dict[str, float]:
 
 def png(fig, compress_level: int = 1) -> bytes:
     """``fig`` as PNG (its own dpi, no tight crop: the width stays ``width_in × dpi``), with
-    ``text_px(fig)`` as JSON in the text chunk ``TEXT_KEY``. One draw; light compression
-    (a live plot is redrawn every second or two, on loopback)."""
+    ``{"text_px": text_px(fig), "title": its suptitle}`` as JSON in the text chunk
+    ``INFO_KEY``. One draw; light compression (a live plot is redrawn every second or two,
+    on loopback)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.image import imsave
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
+    sup = getattr(fig, "_suptitle", None)
+    title = sup.get_text().replace("\n", " ") if sup is not None else ""
     buf = io.BytesIO()
     imsave(buf, canvas.buffer_rgba(), format="png", origin="upper", dpi=fig.dpi,
-           metadata={TEXT_KEY: json.dumps(text_px(fig))},
+           metadata={INFO_KEY: json.dumps({"text_px": text_px(fig), "title": title})},
            pil_kwargs={"compress_level": compress_level})
     return buf.getvalue()
 
@@ -134,8 +140,8 @@ def image(fig):
     return Image(data=png(fig), format="png")
 
 
-def png_text_px(data: bytes) -> dict[str, float]:
-    """The ``TEXT_KEY`` sizes stored in a PNG by ``png`` ({} if none): PNG pixels."""
+def png_info(data: bytes) -> dict:
+    """What ``png`` stored in a PNG ({} if nothing): ``text_px`` (PNG pixels), ``title``."""
     data = bytes(data)
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError("not a PNG")
@@ -145,7 +151,7 @@ def png_text_px(data: bytes) -> dict[str, float]:
         body = data[pos + 8:pos + 8 + n]
         if kind == b"tEXt":
             key, _, value = body.partition(b"\0")
-            if key.decode("latin-1") == TEXT_KEY:
+            if key.decode("latin-1") == INFO_KEY:
                 return json.loads(value.decode("latin-1"))
         if kind == b"IEND":
             break
@@ -160,9 +166,13 @@ def wrap(text: str, pt: float, width_in: float) -> str:
     return "\n".join(textwrap.wrap(text, max(20, int(width_in * 72 / (0.55 * pt)))))
 
 
-def title(fig, text: str, st: Style) -> None:
-    """``fig``'s suptitle, wrapped to its width."""
-    fig.suptitle(wrap(text, st.font_pt * st.title_scale, st.width_in))
+def title(fig, text: str, st: Style) -> float:
+    """``fig``'s suptitle, wrapped to its width; returns the ``top`` (figure fraction) that
+    leaves the axes below it."""
+    pt = st.font_pt * st.title_scale
+    lines = wrap(text, pt, st.width_in)
+    fig.suptitle(lines)
+    return 1.0 - (1.4 * pt * (lines.count("\n") + 1) + 14) / (72.0 * fig.get_figheight())
 
 
 # ---- HTML readouts -----------------------------------------------------------------------
@@ -171,7 +181,7 @@ def tiles_html(rows: list[list[tuple[str, str]]], *, presenter: bool = False,
     """Rows of (label, value) tiles, each row one grid line: a small label over a big value,
     never wrapped (values are short; a row holds at most 6 tiles)."""
     st = style(presenter)
-    big, small = st.readout_px, round(0.62 * st.readout_px, 1)
+    big, small = st.readout_px, round(0.72 * st.readout_px, 1)
     lines = []
     for row in rows:
         cells = "".join(

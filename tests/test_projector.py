@@ -9,7 +9,7 @@ import matplotlib
 import pytest
 
 from labsupport import projector
-from labsupport.projector import NORMAL, OUTPUT_PX, PRESENTER, Style, png, png_text_px
+from labsupport.projector import NORMAL, OUTPUT_PX, PRESENTER, Style, png, png_info
 
 KINDS = ("axis_label", "tick_label", "legend", "title")
 
@@ -20,7 +20,7 @@ def on_screen(data: bytes, style: Style = NORMAL) -> dict[str, float]:
     import io
     width = Image.open(io.BytesIO(data)).size[0]
     assert width == round(style.width_in * style.dpi)  # no tight crop: the width is known
-    return {k: v * OUTPUT_PX / width for k, v in png_text_px(data).items()}
+    return {k: v * OUTPUT_PX / width for k, v in png_info(data)["text_px"].items()}
 
 
 def test_points_give_the_pixels_asked_for():
@@ -31,7 +31,7 @@ def test_points_give_the_pixels_asked_for():
         Style(dpi=0)
 
 
-def test_png_carries_its_text_sizes_and_png_text_px_reads_them():
+def test_png_carries_its_text_sizes_and_title_and_png_info_reads_them():
     with projector.drawing() as st:
         fig = st.figure(3)
         ax = fig.subplots()
@@ -39,12 +39,14 @@ def test_png_carries_its_text_sizes_and_png_text_px_reads_them():
         ax.set(xlabel="x", ylabel="y", title="t")
         ax.legend()
     data = png(fig)
-    sizes = png_text_px(data)
+    info = png_info(data)
+    sizes = info["text_px"]
+    assert info["title"] == ""  # no suptitle
     assert set(sizes) >= set(KINDS)
     assert sizes["tick_label"] == pytest.approx(st.font_pt * st.dpi / 72, abs=0.01)
-    assert png_text_px(b"\x89PNG\r\n\x1a\n" + b"\0\0\0\0IEND\xaeB`\x82") == {}
+    assert png_info(b"\x89PNG\r\n\x1a\n" + b"\0\0\0\0IEND\xaeB`\x82") == {}
     with pytest.raises(ValueError):
-        png_text_px(b"GIF89a")
+        png_info(b"GIF89a")
 
 
 def test_drawing_restores_the_rc_even_from_two_threads():
@@ -68,7 +70,7 @@ def _dashboard_figure(presenter: bool):
     ss = [{"t": 1.5 * i, "queue_depth": i % 7, "mean_batch": 1 + i % 5, "p50_ms": 30.0 + i,
            "p99_ms": 90.0 + i, "throughput_rps": 30.0, "rejected_rps": 300.0 * (i > 20),
            "config": cfg} for i in range(40)]
-    return dashboard_view.figure(ss, [(12.0, "max_batch 16→1")], cfg, presenter=presenter)
+    return dashboard_view.figure(ss, [(12.0, "batch→1"), (30.0, "delay→9 window")], cfg, presenter=presenter)
 
 
 def _explorer_figure(presenter: bool):
@@ -114,6 +116,11 @@ def test_classroom_figures_read_from_the_back_of_the_room(name):
     assert set(sizes) >= {"axis_label", "tick_label"}
     small = {k: round(v, 1) for k, v in sizes.items() if v < NORMAL.text_px - 0.01}
     assert not small, f"{name}: text under {NORMAL.text_px} px on screen: {small}"
+
+
+def test_the_dashboard_png_names_its_config():
+    assert png_info(png(_dashboard_figure(False)))["title"] == (
+        "max_batch=16 · max_delay_ms=5 · work_conserving · max_queue=128")
 
 
 def test_presenter_mode_is_bigger_still():

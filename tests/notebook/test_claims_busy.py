@@ -1,4 +1,4 @@
-"""Notebooks 01 and 04 run headless while another process burns a CPU core, and every
+"""Notebooks 01, 04 and 07 run headless while another process burns a CPU core, and every
 conclusion they state agrees with what they measured on that run (the cells emit each claim
 as machine-readable output, ``labsupport.notebook.claims.CLAIM_MIME``)."""
 import subprocess
@@ -10,6 +10,7 @@ import pytest
 from nbclient import NotebookClient
 
 from labsupport.notebook.claims import CLAIM_MIME
+from labsupport.serving.demo.measure import MIN_GAIN
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -27,17 +28,38 @@ CHECK = {
     "bucketing_beats_fifo": lambda e: e["bucketed_req_per_s"] >= e["fifo_req_per_s"],
     "real_knee_near_cap": lambda e: 0.5 * e["cap_ms"] <= e["knee_ms"] <= 1.5 * e["cap_ms"],
     "adaptive_busiest_step": lambda e: e["adaptive p99 ms"] <= e["fixed p99 ms"],
+    "demo_load_between_capacities": lambda e: e["max_batch_16_rps"] >= MIN_GAIN * e["max_batch_1_rps"],
+    "one_per_pass_falls_behind": lambda e: e["p50_1_ms"] > 2 * e["p50_16_ms"] and
+    e["queue_1"] > e["queue_16"],
+    "window_adds_its_wait": lambda e: e["window_p50_ms"] - e["work_conserving_p50_ms"] >=
+    0.5 * e["window_ms"],
+    "zero_window_goes_at_once": lambda e: abs(e["window_0_p50_ms"] - e["work_conserving_p50_ms"])
+    < 0.5 * e["window_ms"],
+    "overload_loses_nothing": lambda e: e["ok"] + e["rejected"] == e["sent"] and e["errors"] == 0,
+    "overload_median_near_queue_bound": lambda e: 0.5 * e["max_queue_over_rate_ms"] <=
+    e["p50_ms"] <= 2 * e["max_queue_over_rate_ms"],
+    "rejections_take_cpu": lambda e: e["completed_rps_burst"] < e["completed_rps_idle"],
+    "rejections_answer_fast": lambda e: e["reject_p50_ms"] < 0.1 * e["accepted_p50_ms"],
+    "rag_prefix_cache_feeds_less": lambda e: e["prefill_fed_on"] < e["prefill_fed_off"] and
+    e["identical"] == e["answers"],
+    "rag_prefix_cache_lowers_ttft": lambda e: e["p50_on_ms"] < e["p50_off_ms"],
 }
 # conclusions robust measurement must keep even on a busy machine. Not among them:
 # bucketing_beats_fifo, which depends on the fitted cost's shape (a dominant fixed cost per
 # batch makes FIFO hold the SLO further: tests/sim/test_capacity.py), so the notebook checks
 # it and explains the outcome either way.
-MUST_HOLD = {"md1_matches_sim", "batching_cheaper", "window_waits_at_light_load"}
+MUST_HOLD = {"md1_matches_sim", "batching_cheaper", "window_waits_at_light_load",
+             "overload_loses_nothing", "rejections_answer_fast", "rag_prefix_cache_feeds_less"}
 EXPECTED = {"01_naive_queue": {"real_latency_grows_with_load", "md1_matches_sim"},
             "04_encoder_batcher": {"batching_cheaper", "bucketed_drains_faster",
                                    "window_waits_at_light_load", "bucketed_holds_slo_longer",
                                    "bucketing_beats_fifo", "real_knee_near_cap",
-                                   "adaptive_busiest_step"}}
+                                   "adaptive_busiest_step"},
+            "07_live_demo": {"demo_load_between_capacities", "one_per_pass_falls_behind",
+                             "window_adds_its_wait", "zero_window_goes_at_once",
+                             "overload_loses_nothing", "overload_median_near_queue_bound",
+                             "rejections_take_cpu", "rejections_answer_fast",
+                             "rag_prefix_cache_feeds_less", "rag_prefix_cache_lowers_ttft"}}
 
 
 @pytest.fixture(scope="module")

@@ -41,10 +41,10 @@ def figure(result: dict):
         ax2.set_ylim(0, max([s1 + w] + [result["peers"][n]["light"]["latency_ms"]["p50"] or 0
                                         for n in names]) * 1.6)
         ax2.set_title(f"light load: {cfg['light_rps']:g} req/s")
-        title(fig, f"toy model {cfg['fixed_ms']:g} ms + {cfg['per_item_ms']:g} ms/item, "
+        top = title(fig, f"toy model {cfg['fixed_ms']:g} ms + {cfg['per_item_ms']:g} ms/item, "
                    f"max_batch {cfg['max_batch']}; {result['cpus']} CPUs, load avg "
                    f"{result['loadavg'][0]:.2f}; CPU: other cores busy meanwhile", st)
-        fig.subplots_adjust(left=0.08, right=0.99, top=0.78, bottom=0.16, wspace=0.28)
+        fig.subplots_adjust(left=0.08, right=0.99, top=top - 0.08, bottom=0.16, wspace=0.28)
         return fig
 
 

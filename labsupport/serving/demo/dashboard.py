@@ -86,7 +86,7 @@ class Dashboard:
             self._changes_seen, self._marked = n, dict(s["config"])
             return
         if n != self._changes_seen and t is not None:
-            label = dashboard_view.change_label(self._marked, s["config"])
+            label = dashboard_view.mark_label(self._marked, s["config"])
             if label:
                 self.marks.append((t, label))
             self._marked = dict(s["config"])
@@ -278,8 +278,7 @@ class Dashboard:
         except Exception as exc:
             self.note = f"poller stopped; the service did not answer: {exc}"
         else:
-            self.note = (f"poller stopped at {time.strftime('%H:%M:%S')} "
-                         "(dash.start() resumes); the sliders still work")
+            self.note = f"poller stopped at {time.strftime('%H:%M:%S')}; dash.start() resumes"
         with self._lock:
             self._show()
 

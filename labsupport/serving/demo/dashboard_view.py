@@ -31,6 +31,17 @@ def change_label(old: dict, new: dict) -> str:
                      if old.get(k) != v)
 
 
+SHORT = {"max_batch": "batch", "max_delay_ms": "delay", "max_queue": "queue"}
+
+
+def mark_label(old: dict, new: dict) -> str:
+    """A change as the plot names it, short enough to stand in a panel: ``batch→1 delay→9``
+    (a policy by its name); '' if nothing changed."""
+    fmt = lambda v: f"{v:g}" if isinstance(v, float) else str(v)  # noqa: E731
+    return " ".join(fmt(v) if k == "policy" else f"{SHORT.get(k, k)}→{fmt(v)}"
+                    for k, v in new.items() if old.get(k) != v)
+
+
 def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
            presenter: bool = False, title: str | None = None):
     """The dashboard's figure: ``samples`` (``/stats`` dicts), ``marks`` ``(t, label)`` on
@@ -39,7 +50,7 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
     with drawing(presenter) as st:
         fig = st.figure(6.4 if not presenter else 7.2)
         axes = fig.subplots(2, 2, sharex=True).ravel()
-        set_title(fig, title or describe(cfg), st)
+        axes_top = set_title(fig, title or describe(cfg), st)
         if len(samples) < MIN_SAMPLES:
             fig.text(0.5, 0.5, "waiting for the second sample…", ha="center", va="center")
             for ax in axes:
@@ -50,7 +61,7 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
             if key == "latency":
                 ax.plot(t, [_nan(s["p50_ms"]) for s in samples], color="C0", label="p50")
                 ax.plot(t, [_nan(s["p99_ms"]) for s in samples], color="C1", label="p99")
-                ax.legend(loc="upper left", ncols=2)
+                ax.legend(loc="upper left", ncols=1 if presenter else 2)
             elif key == "throughput_rps":
                 ax.plot(t, [s[key] for s in samples], color="C2")
                 ax.yaxis.label.set_color("C2")
@@ -63,23 +74,28 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
             else:
                 ax.plot(t, [s[key] for s in samples], color="C0" if key == "mean_batch" else "C4")
             ax.set_ylabel(label)
-            ax.yaxis.set_major_locator(MaxNLocator(5))
-            top = ax.get_ylim()[1]
-            ax.set_ylim(0, top * (1.3 if key in ("latency", "throughput_rps") else 1.05))
+            counts = key in ("queue_depth", "mean_batch")
+            ax.yaxis.set_major_locator(MaxNLocator(5, integer=counts))
+            top = ax.get_ylim()[1] * (1.3 if key in ("latency", "throughput_rps") else 1.05)
+            ax.set_ylim(0, max(top, 4.0 if counts else 1.0))
             ax.grid(alpha=0.3)
             for tc, _ in marks:
                 if t[0] <= tc <= t[-1]:
                     ax.axvline(tc, color="0.35", lw=0.7 * st.line_w, ls=":")
-        for tc, text in marks[-4:]:  # the latest changes, named in the first panel
-            if t[0] <= tc <= t[-1]:
-                axes[0].annotate(text, (tc, 1.0), xycoords=("data", "axes fraction"),
-                                 xytext=(-4, -4), textcoords="offset points", rotation=90,
-                                 ha="right", va="top", color="0.2",
+        gap, last = 0.06 * (t[-1] - t[0]), math.inf  # labels closer than this would overlap
+        for tc, text in reversed(marks):  # the latest changes, named in the first panel
+            # (read upwards from the bottom: a label too long for the panel loses its end)
+            if t[0] <= tc <= t[-1] and last - tc > gap:
+                axes[0].annotate(text, (tc, 0.0), xycoords=("data", "axes fraction"),
+                                 xytext=(-4, 4), textcoords="offset points", rotation=90,
+                                 ha="right", va="bottom", color="0.2", clip_on=True,
                                  bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
+                last = tc
         for ax in axes[2:]:
             ax.set_xlabel("service clock (s)")
-        fig.subplots_adjust(left=0.09, right=0.91, top=0.9, bottom=0.11, hspace=0.16,
-                            wspace=0.3)
+        grow = st.text_px / 16.0  # margins for the labels grow with the text
+        fig.subplots_adjust(left=0.09 * grow, right=1 - 0.09 * grow, top=axes_top,
+                            bottom=0.11 * grow, hspace=0.16 * grow, wspace=0.3 * grow)
         return fig
 
 

@@ -81,6 +81,12 @@ class SteadyLoad:
         return not (self._paused or self._stopped or self._finished) and h is not None \
             and h.running
 
+    @property
+    def pid(self) -> int | None:
+        """The running load process's id (None while paused, stopped or between two)."""
+        h = self._handle
+        return h.proc.pid if h is not None and h.running else None
+
     def describe(self) -> str:
         """One line for the screen: rate, state, running time and what is left."""
         what = f"{self.pattern.capitalize()} load {self.rate:g} req/s"
@@ -99,15 +105,7 @@ class SteadyLoad:
     # ---- control ----------------------------------------------------------------------
     def pause(self) -> None:
         """Stop sending (the current load process ends); ``resume()`` goes on."""
-        with self._lock:
-            if self._paused or self._stopped:
-                return
-            self._paused = True
-            self._close_stretch()
-            h, self._handle = self._handle, None
-        if h is not None:
-            h.stop()
-        self._wake.set()
+        self._halt("_paused")
 
     def resume(self) -> None:
         with self._lock:
@@ -118,15 +116,21 @@ class SteadyLoad:
 
     def stop(self) -> None:
         """End the load for good (the keeper thread exits)."""
+        self._halt("_stopped")
+        if self._thread is not threading.current_thread():
+            self._thread.join(10)
+
+    def _halt(self, flag: str) -> None:
+        """Set ``flag`` (paused or stopped), end the running stretch and its process."""
         with self._lock:
-            self._stopped = True
+            if getattr(self, flag) or self._stopped:
+                return
+            setattr(self, flag, True)
             self._close_stretch()
             h, self._handle = self._handle, None
         if h is not None:
             h.stop()
         self._wake.set()
-        if self._thread is not threading.current_thread():
-            self._thread.join(10)
 
     def _close_stretch(self) -> None:
         if self._since is not None:

@@ -9,7 +9,7 @@ import pytest
 
 from labsupport.serving.demo.dashboard import Dashboard
 from labsupport.serving.demo.dashboard_view import describe
-from svc_helpers import service  # noqa: F401  (fixture)
+from svc_helpers import service, until  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(90)
 KNOBS = ("max_batch", "max_delay_ms", "policy")
@@ -38,15 +38,6 @@ def agrees(dash, cfg: dict) -> None:
     assert s["sliders"] == want and s["readout"] == want, s
     assert s["title"] == describe(cfg), s["title"]
     assert describe(cfg) in s["status"], s["status"]
-
-
-def until(cond, within_s: float = 10.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while not cond():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.fixture
@@ -107,7 +98,7 @@ def test_a_burst_of_slider_moves_posts_one_change(dash, service):
     assert until(lambda: service.get("/config")["max_batch"] == 9)
     time.sleep(3 * dash._moves.delay_s)
     assert changes(service) == n + 1 and dash.posts == 1
-    assert until(lambda: any("max_batch" in text and "→9" in text for _, text in dash.marks))
+    assert until(lambda: any("batch→9" in text for _, text in dash.marks))
     t, _ = dash.marks[-1]
     assert dash.samples[0]["t"] <= t <= dash.samples[-1]["t"]  # on the service's clock
 
@@ -168,3 +159,12 @@ def test_bad_arguments_name_themselves(service):
         Dashboard(service.url, debounce_s=-1)
     with pytest.raises(ValueError, match="loopback"):
         Dashboard("http://example.com:8000")
+
+
+def test_change_labels():
+    from labsupport.serving.demo.dashboard_view import change_label, mark_label
+    old = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+    new = {**old, "max_batch": 1, "max_delay_ms": 9.0, "policy": "window"}
+    assert change_label(old, new) == "max_batch 16→1, max_delay_ms 5→9, policy work_conserving→window"
+    assert mark_label(old, new) == "batch→1 delay→9 window"
+    assert change_label(old, old) == mark_label(old, old) == ""

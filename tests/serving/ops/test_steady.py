@@ -5,7 +5,7 @@ import time
 import pytest
 
 from labsupport.serving.ops.steady import SteadyLoad, clock
-from svc_helpers import service  # noqa: F401  (fixture)
+from svc_helpers import service, until  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -14,21 +14,12 @@ def answered(svc) -> int:
     return svc.stats(window_s=0.2)["totals"]["ok"]
 
 
-def until(cond, within_s: float = 20.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while not cond():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 def test_runs_past_one_load_process_pauses_and_resumes(service):
     load = SteadyLoad(service.url, rate=20, chunk_s=1.5)
     try:
         n0 = answered(service)
-        assert until(lambda: load.chunks >= 2)  # the first process ended; a second took over
-        assert until(lambda: answered(service) > n0)
+        assert until(lambda: load.chunks >= 2, 20)  # the first process ended; a second took over
+        assert until(lambda: answered(service) > n0, 20)
         assert "running" in load.describe() and "until stopped" in load.describe()
         load.pause()
         assert load.paused and not load.running and "paused at" in load.describe()
@@ -40,7 +31,7 @@ def test_runs_past_one_load_process_pauses_and_resumes(service):
         time.sleep(0.3)
         assert load.elapsed_s == t_paused  # paused time is not running time
         load.resume()
-        assert until(lambda: answered(service) > n1)
+        assert until(lambda: answered(service) > n1, 20)
         assert load.chunks >= chunks + 1
     finally:
         load.stop()
@@ -51,7 +42,7 @@ def test_a_set_duration_ends_it_and_is_shown(service):
     load = SteadyLoad(service.url, rate=20, duration_s=2.0)
     try:
         assert "left of 00:02" in load.describe()
-        assert until(lambda: "finished" in load.describe())
+        assert until(lambda: "finished" in load.describe(), 20)
         assert load.elapsed_s >= 2.0 - 0.05 and load.chunks == 1
         load.resume()  # a finished load stays finished
         time.sleep(0.5)
