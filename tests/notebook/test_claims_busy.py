@@ -28,7 +28,8 @@ CHECK = {
     "bucketing_beats_fifo": lambda e: e["bucketed_req_per_s"] >= e["fifo_req_per_s"],
     "real_knee_near_cap": lambda e: 0.5 * e["cap_ms"] <= e["knee_ms"] <= 1.5 * e["cap_ms"],
     "adaptive_busiest_step": lambda e: e["adaptive p99 ms"] <= e["fixed p99 ms"],
-    "demo_load_between_capacities": lambda e: e["max_batch_16_rps"] >= MIN_GAIN * e["max_batch_1_rps"],
+    "demo_load_between_capacities":
+    lambda e: e["max_batch_16_rps"] >= MIN_GAIN * e["max_batch_1_rps"],
     "one_per_pass_falls_behind": lambda e: e["p50_1_ms"] > 2 * e["p50_16_ms"] and
     e["queue_1"] > e["queue_16"],
     "window_adds_its_wait": lambda e: e["window_p50_ms"] - e["work_conserving_p50_ms"] >=
@@ -47,9 +48,10 @@ CHECK = {
 # conclusions robust measurement must keep even on a busy machine. Not among them:
 # bucketing_beats_fifo, which depends on the fitted cost's shape (a dominant fixed cost per
 # batch makes FIFO hold the SLO further: tests/sim/test_capacity.py), so the notebook checks
-# it and explains the outcome either way.
+# it and explains the outcome either way; nor notebook 07's timing claims (the live service
+# shares the cores with its load generator and the hog), only its counting ones.
 MUST_HOLD = {"md1_matches_sim", "batching_cheaper", "window_waits_at_light_load",
-             "overload_loses_nothing", "rejections_answer_fast", "rag_prefix_cache_feeds_less"}
+             "overload_loses_nothing", "rag_prefix_cache_feeds_less"}
 EXPECTED = {"01_naive_queue": {"real_latency_grows_with_load", "md1_matches_sim"},
             "04_encoder_batcher": {"batching_cheaper", "bucketed_drains_faster",
                                    "window_waits_at_light_load", "bucketed_holds_slo_longer",

@@ -137,7 +137,7 @@ def measure_capacity(svc: ServiceHandle, seconds: float = 1.5) -> Capacity:
 
 
 def clean_run(svc: ServiceHandle, *, rate: float, seconds: float = 3.0,
-              warmup_s: float = 1.0, seed: int = 0,
+              warmup_s: float = 0.5, seed: int = 0,
               configure: Callable[..., dict] | None = None, **knobs) -> dict:
     """One setting measured from a clean start: wait for an idle service, apply ``knobs``
     (through ``configure``, e.g. a dashboard's, else the service's), send a fresh Poisson
