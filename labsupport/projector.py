@@ -3,9 +3,9 @@ text is drawn for the notebook's displayed width (and for the "presenter" size).
 
 JupyterLab 4.6 at 1280×800 (a projector's resolution), file browser open, gives a notebook
 output area about ``OUTPUT_PX`` CSS px wide; it shrinks a wider PNG to that width
-(``max-width: 100%``). A figure ``width_in`` inches wide, drawn at ``dpi``, therefore shows a font of
-``pt`` points at ``pt × OUTPUT_PX / (72 × width_in)`` CSS px. ``Style`` picks the point sizes
-that give ``text_px`` on screen, so the size holds whatever the figure's inch width.
+(``max-width: 100%``). A figure ``width_in`` inches wide, drawn at ``dpi``, therefore shows
+a font of ``pt`` points at ``pt × OUTPUT_PX / (72 × width_in)`` CSS px. ``Style`` picks the
+point sizes that give ``text_px`` on screen, whatever the figure's inch width.
 
     with drawing() as st:              # matplotlib rc for this style
         fig = st.figure(height_in=4)   # pyplot-free Figure, width_in × height_in

@@ -142,8 +142,8 @@ class Dashboard:
 
     def readout(self) -> str:
         """The readout tiles (HTML): the live config and the last sample's numbers."""
-        return dashboard_view.readout_html(self.live_config, self.samples[-1] if self.samples
-                                      else None, presenter=self.presenter)
+        last = self.samples[-1] if self.samples else None
+        return dashboard_view.readout_html(self.live_config, last, presenter=self.presenter)
 
     def status(self) -> str:
         """The status line: the live config and the latest event."""

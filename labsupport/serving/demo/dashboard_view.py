@@ -121,8 +121,8 @@ def _nan(v) -> float:
 
 def line_html(text: str, css_class: str, *, presenter: bool = False) -> str:
     """A status or load line, a little smaller than the readout's numbers."""
-    return (f"<div class='{css_class}' style='font-size:{round(0.8 * style(presenter).readout_px)}px'>"
-            f"{text}</div>")
+    px = round(0.8 * style(presenter).readout_px)
+    return f"<div class='{css_class}' style='font-size:{px}px'>{text}</div>"
 
 
 def controls(cfg: dict, *, presenter: bool, load: bool) -> tuple[dict, object]:
