@@ -4,7 +4,9 @@
   ``course_config`` (the course's config, re-rootable into another folder);
 - ``pipeline``: the lab's steps inside nbgrader's pipelines (stub names, short test
   errors in feedback, autograde mode, the trusted pass, review flags);
-- ``trusted`` and ``audit``: grades that answer cells cannot forge;
+- ``trusted``, ``audit``, ``cellcode`` and ``roles``: grades that answer cells cannot forge
+  (cell roles from the gradebook, magics audited, the lab's own answers flagged);
+- ``seed``: the grading run's secret the hidden cases are drawn from;
 - ``parallel``: ``autograde --jobs N`` (one private gradebook per submission, one writer).
 """
 from __future__ import annotations
@@ -23,7 +25,8 @@ _LAZY = {"CONFIG_FILE": "course", "ROOT": "course", "Course": "course",
          "course_config": "course", "AutogradeExecute": "pipeline",
          "ClearSolutionsById": "pipeline", "FlagForReview": "pipeline",
          "ShortTestErrors": "pipeline", "TrustedChecks": "pipeline",
-         "autograde_preprocessors": "pipeline", "generate_assignment_preprocessors": "pipeline"}
+         "autograde_preprocessors": "pipeline", "generate_assignment_preprocessors": "pipeline",
+         "sanitize_preprocessors": "pipeline"}
 
 __all__ = sorted(_LAZY) + ["main"]
 
@@ -74,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
                 p.error(f"--submission-timeout must be > 0 s (got {args.submission_timeout:g})")
             if args.assignment and args.assignment not in course.assignments():
                 p.error(f"unknown assignment {args.assignment!r}; allowed: {course.assignments()}")
+            from .seed import grader_env
+            grader_env()  # this run's secret, before any --jobs worker starts: one for all
             if args.jobs == 1:
                 return 0 if course.autograde(args.assignment, args.students) else 1
             return 0 if parallel.autograde(course, args.assignment, args.students, jobs=args.jobs,

@@ -1,10 +1,11 @@
 """The lab's steps in nbgrader's pipelines (wired in ``autograde/nbgrader_config.py``).
 
 Release: ``ClearSolutionsById``. Feedback: ``ShortTestErrors``. Autograde:
-``AutogradeExecute`` (the kernel runs in autograde mode, ``LAB_AUTOGRADE=1``; a dead
-kernel costs one cell, not the submission; the cells no graded cell depends on are left
-out, see ``demos``), ``TrustedChecks`` (every answer cell graded
-again alone against the installed checks, and audited) and ``FlagForReview`` (what the
+``AutogradeExecute`` (the kernel runs in autograde mode, ``LAB_AUTOGRADE=1``, with this
+run's grader seed, ``seed``; a dead kernel costs one cell, not the submission; the cells
+no graded cell depends on are left out, see ``demos``), ``TrustedChecks`` (cell roles from
+the gradebook, ``roles``; every answer cell graded again alone against the installed checks,
+and audited; keyed answers judged against the grader's key) and ``FlagForReview`` (what the
 audit found goes to the gradebook: the formgrader shows it).
 """
 from __future__ import annotations
@@ -20,22 +21,60 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import ClearSolutions, Execute, NbGraderPreprocessor, SaveAutoGrades
 from traitlets import Bool, Float, Integer
 
-from . import audit, demos, trusted
+from . import audit, cellcode, demos, trusted
 
 STUB = 'raise NotImplementedError("{grade_id}: write your {what} here")'
+# The stub in a class body defers the raise to construction, and a top-level answer binds its
+# name to the error: the cell runs, so Run All reaches the check, which says "not attempted".
+CLASS_STUB = 'def __init__(self, *args, **kwargs):\n    ' + STUB
+BINDING_STUB = '{target} = NotImplementedError("{grade_id}: write your {what} here")'
 REVIEW = "labsupport_review"  # resources key: grade_id -> why a trainer should look
 
 
+def _stub_context(source: str) -> str:
+    """Where the solution region sits: ``"class"`` (directly in a class body), ``"top"``
+    (at the cell's top level) or ``"function"``."""
+    lines = source.split("\n")
+    at = next((i for i, line in enumerate(lines) if "### BEGIN SOLUTION" in line), None)
+    if at is None:
+        return "function"
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    if indent == 0:
+        return "top"
+    for line in reversed(lines[:at]):
+        if line.strip() and len(line) - len(line.lstrip()) < indent:
+            return "class" if line.lstrip().startswith("class ") else "function"
+    return "function"
+
+
+def stub_for(grade_id: str, source: str) -> str:
+    """The release stub of an answer cell: its exercise id in a NotImplementedError."""
+    what = "answer" if grade_id.startswith("kc") else "code"
+    context = _stub_context(source)
+    if context == "class":
+        return CLASS_STUB.format(grade_id=grade_id, what=what)
+    if context == "top":
+        from importlib import import_module
+        try:
+            module = import_module(f"labsupport.exercises.{grade_id.split('_')[0]}")
+            target = getattr(module, "TARGETS", {}).get(grade_id)
+        except ImportError:
+            target = None
+        if target:
+            return BINDING_STUB.format(target=target, grade_id=grade_id, what=what)
+    return STUB.format(grade_id=grade_id, what=what)
+
+
 class ClearSolutionsById(ClearSolutions):
-    """nbgrader's ClearSolutions, but the stub names its exercise id (``ex02_1: …``)."""
+    """nbgrader's ClearSolutions, but the stub names its exercise id (``ex02_1: …``) and
+    lets the cell run (``stub_for``): an unsolved notebook runs to its end."""
 
     def preprocess_cell(self, cell, resources, cell_index):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or not grade_id:
             return super().preprocess_cell(cell, resources, cell_index)
-        what = "answer" if grade_id.startswith("kc") else "code"
         saved = self.code_stub
-        self.code_stub = {**saved, "python": STUB.format(grade_id=grade_id, what=what)}
+        self.code_stub = {**saved, "python": stub_for(grade_id, cell.source)}
         try:
             return super().preprocess_cell(cell, resources, cell_index)
         finally:
@@ -74,7 +113,8 @@ class AutogradeExecute(Execute):
     """nbgrader's Execute, with the kernel in autograde mode and dead kernels survived.
 
     The kernel's environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``):
-    demos and measurements run short and no cell waits on a frontend. Only the grading
+    demos and measurements run short and no cell waits on a frontend; and this grading
+    run's ``LAB_GRADER_SEED`` (``seed``), from which the hidden cases are drawn. Only the grading
     kernel sees it, not the Jupyter server that reads this config. Code cells that no
     graded cell depends on are not run at all (``skip_demos``; ``demos.demo_cells``): they
     get a one-line note instead of outputs. When a cell kills the
@@ -97,8 +137,11 @@ class AutogradeExecute(Execute):
         return None
 
     async def async_start_new_kernel(self, **kwargs):
+        from ..exercises.answer_key import DIR_ENV
+        from .seed import grader_env
         env = dict(kwargs.pop("env", None) or os.environ)
-        env.update(LAB_AUTOGRADE="1", MPLBACKEND=env.get("MPLBACKEND", "Agg"))
+        env.update(LAB_AUTOGRADE="1", MPLBACKEND=env.get("MPLBACKEND", "Agg"), **grader_env())
+        env.pop(DIR_ENV, None)  # the grader's key stays with the grader
         await super().async_start_new_kernel(env=env, **kwargs)
 
     start_new_kernel = run_sync(async_start_new_kernel)
@@ -145,73 +188,118 @@ def _nbg(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
 
 
-class TrustedChecks(NbGraderPreprocessor):
-    """Grade every answer cell again, alone, against the installed checks; audit the rest.
+def _keyed(answer_id: str):
+    """``(check module, target name)`` when ``answer_id``'s content is judged against a
+    grader-only key (the module names it in ``KEY_FILE``), else None."""
+    from importlib import import_module
+    try:
+        module = import_module(trusted.check_module(answer_id))
+    except ImportError:
+        return None
+    if not getattr(module, "KEY_FILE", None):
+        return None
+    return module, getattr(module, "TARGETS", {}).get(answer_id, answer_id)
 
-    A test cell that passed in the notebook but fails here gets an error output (so nbgrader
-    scores it 0) saying why, and goes to manual review. A code cell the audit flags puts its
-    items (or, for a cell outside any exercise, the whole notebook) to manual review; a
-    flagged answer cell also scores 0 until a trainer grades it.
+
+class TrustedChecks(NbGraderPreprocessor):
+    """Grade every answer cell again, alone, against the installed checks; audit what the
+    student wrote; judge keyed answers (the knowledge check) against the grader's key.
+
+    Roles come from the gradebook (``roles``): an item whose answer cell is missing or
+    duplicated scores 0 and goes to review with the reason. Each code cell the student wrote
+    is audited as its kernel ran it (``cellcode``, ``audit``; an answer cell also for the
+    lab's reference implementations of its exercise). A test cell that passed in the notebook
+    but fails alone, changes the grading machinery, or ran the lab's own implementation gets
+    an error output (nbgrader scores it 0) saying why, and goes to manual review; so does
+    a flagged answer cell. A keyed answer comes back from the trusted pass as a plain value
+    and is judged here, in the grader's process: a wrong one scores 0 with the message a
+    student may read (where to re-read), not flagged. A cell outside any exercise that the
+    audit flags puts every item to review, scores kept.
     """
 
     timeout = Float(None, allow_none=True,
                     help="seconds per answer cell in the trusted pass (default: Execute.timeout)"
                     ).tag(config=True)
 
-    def _known_sources(self, resources) -> set[str]:
-        """The lab's own code cells (the release's): the student did not write these."""
+    def _key(self, name: str, resources) -> dict | None:
         from nbgrader.coursedir import CourseDirectory
-        info = resources.get("nbgrader", {})
-        cd = CourseDirectory(config=self.config)
-        known = set()
-        for folder in (cd.release_directory, cd.source_directory):
-            path = Path(cd.root) / folder / info.get("assignment", "") / f"{info.get('notebook', '')}.ipynb"
-            if path.is_file():
-                known |= {c.source.strip() for c in nbformat.read(path, 4).cells
-                          if c.cell_type == "code" and not _nbg(c).get("solution")}
-        return known
+        from ..exercises import answer_key
+        return answer_key.load(name, answer_key.folder(CourseDirectory(config=self.config).root))
 
     def preprocess(self, nb, resources):
+        from .roles import roles
+        found = roles(nb, resources, self.config)
         review: dict[str, str] = {}
-        by_id = {_nbg(c).get("grade_id"): c for c in nb.cells if _nbg(c).get("grade_id")}
-        known = self._known_sources(resources)
+        zero: dict[str, tuple[str, str]] = {}  # test id -> (error name, message)
         flagged_elsewhere = []
         for i, c in enumerate(nb.cells):
-            if c.cell_type != "code" or _nbg(c).get("locked") or (
-                    c.source.strip() in known and not _nbg(c).get("solution")):
-                continue  # markdown, restored test cells, the lab's own cells
-            reasons = audit.audit(c.source)
+            if c.cell_type != "code" or not c.source.strip():
+                continue
+            aid = found.answer_of(i)
+            if aid is None and c.source.strip() in found.lab:
+                continue  # the lab's own cell, as released (restored test cells included)
+            reasons = audit.audit(c.source, [aid] if aid else found.answers)
             if not reasons:
                 continue
-            gid = _nbg(c).get("grade_id")
             why = "; ".join(reasons[:4])
-            if gid and f"{gid}_test" in by_id:
-                review[f"{gid}_test"] = f"flagged for manual review: the answer cell {gid} {why}"
+            if aid and f"{aid}_test" in found.tests:
+                review[f"{aid}_test"] = f"flagged for manual review: the answer cell {aid} {why}"
+                zero[f"{aid}_test"] = ("ManualReview", review[f"{aid}_test"])
             else:
                 flagged_elsewhere.append(f"cell {i + 1} {why}")
                 c.outputs.append(nbformat.v4.new_output(
                     "stream", name="stdout", text=f"[labsupport] flagged for manual review: {why}\n"))
-        tests = [c for c in nb.cells if c.cell_type == "code" and _nbg(c).get("grade")
-                 and not _nbg(c).get("solution")]
-        items = [trusted.Item(_nbg(t)["grade_id"], by_id[_nbg(t)["grade_id"].removesuffix("_test")].source,
-                              t.source) for t in tests
-                 if _nbg(t)["grade_id"].removesuffix("_test") in by_id
-                 and not any(o.output_type == "error" for o in t.outputs)]  # 0 already
+        cells = {t: next((c for c in nb.cells if c.cell_type == "code"
+                          and _nbg(c).get("grade_id") == t), None) for t in found.tests}
+        items, keyed = [], {}
+        for tid, source in found.tests.items():
+            aid = tid.removesuffix("_test")
+            if aid in found.problems:
+                review[tid] = found.problems[aid]
+                zero[tid] = ("ManualReview", found.problems[aid])
+                continue
+            cell = cells[tid]
+            if aid not in found.at or tid in zero or cell is None or any(
+                    o.output_type == "error" for o in cell.outputs):
+                continue  # not an answer's test, already 0, or missing (nbgrader scores it 0)
+            spec = _keyed(aid)
+            if spec:
+                keyed[tid] = spec
+            items.append(trusted.Item(tid, cellcode.python_source(nb.cells[found.at[aid]].source),
+                                      source, target=spec[1] if spec else None))
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
         results = trusted.run_items(items, timeout)
-        for t in tests:
-            gid = _nbg(t)["grade_id"]
-            status, message = results.get(gid, ("pass", ""))
-            passed_in_kernel = not any(o.output_type == "error" for o in t.outputs)
-            if gid in review:
-                t.outputs.append(_error("ManualReview", review[gid]))
+        keys: dict[str, dict | None] = {}
+        for item in items:
+            tid = item.grade_id
+            status, message, answer = results.get(tid, ("fail", "the trusted pass gave no result", None))
+            if status == "pass" and tid in keyed:
+                module, _ = keyed[tid]
+                name = module.KEY_FILE
+                if name not in keys:
+                    keys[name] = self._key(name, resources)
+                if keys[name] is None:
+                    review[tid] = (f"the answer key {name}.json was not found in the course's "
+                                   "grader folder: grade this item by hand")
+                    zero[tid] = ("ManualReview", review[tid])
+                else:
+                    wrong = module.verdict(tid.removesuffix("_test"), answer, keys[name])
+                    if wrong:
+                        zero[tid] = ("AssertionError", wrong)
+            elif status == "reference":
+                review[tid] = f"reuses the lab's reference implementation: {message}"
+                zero[tid] = ("ReferenceReuse", review[tid])
             elif status != "pass":
-                if passed_in_kernel:
-                    review[gid] = (f"passed in the notebook, but not alone against the "
-                                   f"installed checks: {message}")
-                    t.outputs.append(_error("TrustedCheckFailed", review[gid]))
-            elif flagged_elsewhere:
-                review[gid] = "flagged for manual review: " + "; ".join(flagged_elsewhere)[:900]
+                review[tid] = (f"passed in the notebook, but not alone against the "
+                               f"installed checks: {message}")
+                zero[tid] = ("TrustedCheckFailed", review[tid])
+        for tid, (ename, message) in zero.items():
+            if cells.get(tid) is not None:
+                cells[tid].outputs.append(_error(ename, message))
+        if flagged_elsewhere:
+            note = "flagged for manual review: " + "; ".join(flagged_elsewhere)[:900]
+            for tid in found.tests:
+                review.setdefault(tid, note)
         resources[REVIEW] = review
         return nb, resources
 
@@ -238,6 +326,30 @@ class FlagForReview(NbGraderPreprocessor):
             gb.find_submission_notebook(*key).flagged = True
             gb.db.commit()
         return nb, resources
+
+
+class DropEmptyMetadata(NbGraderPreprocessor):
+    """After nbgrader's ``DeduplicateIds``: a cell whose id it took away (a copy of an answer
+    or test cell) keeps no empty ``nbgrader`` metadata, which nbgrader's own metadata check
+    would refuse, failing the whole submission. The copy is then a cell of the student's;
+    ``TrustedChecks`` sees the duplicate in the submitted file and fails that item closed."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if "nbgrader" in cell.metadata and not cell.metadata["nbgrader"]:
+            del cell.metadata["nbgrader"]
+        return cell, resources
+
+
+def sanitize_preprocessors() -> list:
+    """nbgrader's Autograde sanitizing steps, ``DropEmptyMetadata`` after ``DeduplicateIds``."""
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import DeduplicateIds
+    out = []
+    for p in Autograde.class_traits()["sanitize_preprocessors"].default():
+        out.append(p)
+        if p is DeduplicateIds:
+            out.append(DropEmptyMetadata)
+    return out
 
 
 def autograde_preprocessors() -> list:

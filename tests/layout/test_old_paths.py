@@ -73,13 +73,6 @@ def _run_m(*args, cwd=REPO, pythonpath=REPO):
                           capture_output=True, text=True, timeout=120)
 
 
-def test_old_kc07_digest_command_prints_the_kc08_digest():
-    from labsupport.exercises.kc08 import digest
-    r = _run_m("labsupport.exercises.kc07", "kc07_04", "the wait timer")
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == digest("kc07_04", "the wait timer")
-
-
 @pytest.mark.parametrize("old,new", [("labsupport.bridge", "labsupport.serving.exporter"),
                                      ("labsupport.service", "labsupport.serving.app")])
 def test_old_cli_modules_run_as_the_new_ones(old, new):

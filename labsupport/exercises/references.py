@@ -1,0 +1,319 @@
+"""The lab's own implementation of each exercise: one table, read by the static audit of
+answer cells (``labsupport.grading.audit``) and by the runtime tripwire of the trusted pass.
+
+``REFERENCES[ex]`` names, as dotted paths, what solves ``ex`` for the student: a function,
+a class, a method, or a whole module (everything in it). ``COMMON`` is a reference of every
+exercise (the notebooks' fallbacks hand out the lab's answers). Using a reference in an
+answer cell — imported under any name or path, re-exported elsewhere in the package,
+wrapped, subclassed, looked up with a computed name — is flagged with its reason; so is
+running one while the student's function runs (``Tripwire``). The lab's own demo cells
+import them freely: only what the student wrote is audited.
+
+From ``labsupport.exercises`` an answer cell may import only the checks (``check_*``, a
+self-test) and ``STUDENT_HELPERS``: every other name there belongs to the grader.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib
+import inspect
+import sys
+import types
+from functools import lru_cache
+from pathlib import Path
+
+PACKAGE = "labsupport"
+ROOT = Path(__file__).resolve().parents[1]  # labsupport/
+
+BATCHER = ("labsupport.batching.runtime.MicroBatcher", "labsupport.batching.policies",
+           "labsupport.batching.adaptive")
+DECODER_ENGINE = ("labsupport.decoder.scheduler", "labsupport.decoder.engine",
+                  "labsupport.decoder.stepsim", "labsupport.decoder.rules")
+
+REFERENCES: dict[str, tuple[str, ...]] = {
+    "ex01_1": ("labsupport.metrics.utilisation", "labsupport.metrics.summarize"),
+    "ex01_2": ("labsupport.metrics.percentiles", "labsupport.metrics.summarize"),
+    "ex01_3": ("labsupport.queueing",),
+    "ex02_1": BATCHER, "ex02_2": BATCHER, "ex02_3": BATCHER, "ex02_4": BATCHER,
+    "ex02_5": BATCHER, "ex02_6": BATCHER, "ex02_9": BATCHER,
+    "ex02_7": ("labsupport.exercises.ex02_knee.reference_sweep",),
+    "ex02_8": ("labsupport.metrics.find_knee",),
+    "ex03_1": ("labsupport.batching.shapes.pad", "labsupport.batching.shapes.Padded"),
+    "ex03_2": ("labsupport.batching.shapes.bucket_of",
+               "labsupport.batching.shapes.assign_buckets"),
+    "ex03_3": ("labsupport.batching.plans.token_budget_batches",),
+    "ex03_4": ("labsupport.batching.plans.waste", "labsupport.batching.plans.batch_padded_tokens",
+               "labsupport.metrics.padding_share"),
+    "ex04_1": ("labsupport.exercises.ex04._pool_ref", "labsupport.encoder.model"),
+    "ex04_2": ("labsupport.costs.ServiceModel.fit", "labsupport.costs.linear_fit"),
+    "ex04_3": (),
+    "ex04_4": ("labsupport.batching.adaptive",),
+    "ex05_4": ("labsupport.decoder.kvmath",),
+    "ex05_5": ("labsupport.decoder.tokentimes", "labsupport.decoder.metrics"),
+    "ex05_6": ("labsupport.decoder.roofline",),
+    "ex06_1": DECODER_ENGINE,
+    "ex06_2": DECODER_ENGINE + ("labsupport.decoder.kvcache",),
+    "ex06_3": (),  # the check hands the student ``run`` (the step simulator) to call
+    "ex06_4": ("labsupport.decoder.rules.grow_or_preempt",),
+    "ex06_5": ("labsupport.decoder.rules.admit_waiting",),
+    "ex06_6": ("labsupport.exercises.slo_pick",),
+}
+COMMON = ("labsupport.exercises.fallback",)
+STUDENT_HELPERS = frozenset({  # given to students by a notebook's answer cell
+    "labsupport.exercises.ex04.p99_bucketed", "labsupport.exercises.ex04.slo_traffic",
+    "labsupport.exercises.ex04.corpus_lengths"})
+
+
+def references(ex: str) -> tuple[str, ...]:
+    """Every reference of ``ex`` (its own and ``COMMON``)."""
+    return REFERENCES.get(ex, ()) + COMMON
+
+
+# ---- where a name really lives: re-exports, lazy public names, moved paths ---------------
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _top_level(tree: ast.Module):
+    """Statements run at import: the module body and the bodies of top-level if/try."""
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop(0)
+        yield node
+        if isinstance(node, (ast.If, ast.Try)):
+            todo[:0] = node.body + node.orelse + getattr(node, "handlers", []) + getattr(
+                node, "finalbody", [])
+        elif isinstance(node, ast.ExceptHandler):
+            todo[:0] = node.body
+
+
+@lru_cache(maxsize=1)
+def _aliases() -> dict[str, str]:
+    """``labsupport.x.Name`` -> the dotted path it was imported from, for every top-level
+    import of the package (``from ..batching.runtime import MicroBatcher`` in ``fallback``
+    makes ``labsupport.exercises.fallback.MicroBatcher`` an alias), plus the lazy public
+    names (``labsupport.MicroBatcher``) and the moved 0.1.0 module paths."""
+    out: dict[str, str] = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        mod = _module_name(path)
+        pkg = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
+        try:
+            tree = ast.parse(path.read_text())
+        except (SyntaxError, OSError, UnicodeDecodeError):
+            continue
+        for node in _top_level(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    head = pkg.split(".")[:len(pkg.split(".")) - node.level + 1]
+                    base = ".".join(head + ([node.module] if node.module else []))
+                for a in node.names:
+                    if a.name != "*":
+                        out[f"{mod}.{a.asname or a.name}"] = f"{base}.{a.name}"
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        out[f"{mod}.{a.asname}"] = a.name
+            elif (isinstance(node, ast.Assign) and len(node.targets) == 1
+                  and isinstance(node.targets[0], ast.Name)
+                  and node.targets[0].id in ("_API", "_LAZY") and isinstance(node.value, ast.Dict)):
+                for k, v in zip(node.value.keys, node.value.values):
+                    if isinstance(k, ast.Constant) and isinstance(v, ast.Constant):
+                        out[f"{mod}.{k.value}"] = f"{mod}.{v.value}.{k.value}"
+    try:  # 0.1.0's flat module paths, where they are still answered
+        from ..moved import MOVED
+    except ImportError:
+        MOVED = {}
+    for old, new in MOVED.items():
+        if len(new) == 1:
+            out[f"{PACKAGE}.{old}"] = f"{PACKAGE}.{new[0]}"
+    for k in [k for k, v in out.items() if k == v]:
+        del out[k]
+    return out
+
+
+@lru_cache(maxsize=1)
+def _split_moves() -> dict[str, tuple[str, ...]]:
+    try:
+        from ..moved import MOVED
+    except ImportError:
+        return {}
+    return {f"{PACKAGE}.{o}": tuple(f"{PACKAGE}.{n}" for n in new)
+            for o, new in MOVED.items() if len(new) > 1}
+
+
+@lru_cache(maxsize=1)
+def _defined() -> dict[str, set[str]]:
+    """Module -> the names its top level binds (for the split moved paths)."""
+    out = {}
+    for path in ROOT.rglob("*.py"):
+        try:
+            tree = ast.parse(path.read_text())
+        except (SyntaxError, OSError, UnicodeDecodeError):
+            continue
+        names = set()
+        for node in _top_level(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Assign):
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        out[_module_name(path)] = names
+    return out
+
+
+def canonical(name: str) -> str:
+    """Where ``name`` (a dotted path into the package) is defined, following re-exports:
+    ``labsupport.MicroBatcher`` -> ``labsupport.batching.runtime.MicroBatcher``."""
+    aliases, splits = _aliases(), _split_moves()
+    for _ in range(32):
+        parts = name.split(".")
+        for k in range(len(parts), 0, -1):
+            head, rest = ".".join(parts[:k]), parts[k:]
+            if head in aliases:
+                name = ".".join([aliases[head], *rest])
+                break
+            if head in splits and rest:
+                target = next((t for t in splits[head] if rest[0] in _defined().get(t, ())),
+                              splits[head][0])
+                name = ".".join([target, *rest])
+                break
+        else:
+            return name
+    return name
+
+
+def _under(name: str, ref: str) -> bool:
+    return name == ref or name.startswith(ref + ".")
+
+
+def _module_of(ref: str) -> str:
+    """The module that defines ``ref`` (``ref`` itself when it is a module)."""
+    parts = ref.split(".")
+    for k in range(len(parts), 0, -1):
+        if ".".join(parts[:k]) in _defined():
+            return ".".join(parts[:k])
+    return ref
+
+
+def reference_hit(ex: str, dotted: str) -> str | None:
+    """The reference of ``ex`` that ``dotted`` (a path into the package) reaches, or None.
+    The module that defines a reference (``labsupport.batching.shapes`` for
+    ``…shapes.bucket_of``) reaches it too: its attributes are one step away."""
+    if not dotted.startswith(PACKAGE):
+        return None
+    name = canonical(dotted)
+    for ref in references(ex):
+        if _under(name, ref) or _under(dotted, ref) or name == _module_of(ref):
+            return ref
+    return None
+
+
+def grader_only(dotted: str) -> bool:
+    """Whether an answer cell may not import ``dotted`` from ``labsupport.exercises``."""
+    if not _under(dotted, "labsupport.exercises") or dotted == "labsupport.exercises":
+        return False
+    last = dotted.rsplit(".", 1)[-1]
+    return not (last.startswith("check_") or dotted in STUDENT_HELPERS
+                or canonical(dotted) in STUDENT_HELPERS)
+
+
+# ---- the runtime tripwire ----------------------------------------------------------------
+
+def _loaded(dotted: str):
+    """The object at ``dotted`` if its module is already imported, else None."""
+    parts = dotted.split(".")
+    for k in range(len(parts), 0, -1):
+        mod = sys.modules.get(".".join(parts[:k]))
+        if mod is None:
+            continue
+        obj = mod
+        for attr in parts[k:]:
+            obj = inspect.getattr_static(obj, attr, None)
+            if obj is None:
+                return None
+        return obj
+    return None
+
+
+def _codes(obj, name: str, out: dict) -> None:
+    """Code objects run by ``obj`` (a function, class, method or module) -> ``name``."""
+    if isinstance(obj, (staticmethod, classmethod)):
+        obj = obj.__func__
+    if isinstance(obj, property):
+        for f in (obj.fget, obj.fset, obj.fdel):
+            if f is not None:
+                _codes(f, name, out)
+        return
+    if isinstance(obj, types.FunctionType):
+        todo = [obj.__code__]
+        while todo:
+            code = todo.pop()
+            if code not in out:
+                out[code] = name
+                todo += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    elif isinstance(obj, type):
+        for k, v in list(vars(obj).items()):
+            _codes(v, f"{name}.{k}" if not isinstance(v, type) else name, out)
+    elif isinstance(obj, types.ModuleType):
+        for k, v in list(vars(obj).items()):
+            if getattr(v, "__module__", None) == obj.__name__:
+                _codes(v, f"{obj.__name__}.{k}", out)
+
+
+def reference_codes(ex: str) -> dict:
+    """Code object -> reference name, for ``ex``'s references whose modules are loaded
+    (a module that is not imported cannot run)."""
+    out: dict = {}
+    for ref in references(ex):
+        for name in [m for m in list(sys.modules) if _under(m, ref)] or [ref]:
+            obj = _loaded(name)
+            if obj is not None:
+                _codes(obj, ref, out)
+    return out
+
+
+class Tripwire:
+    """``guard.WATCH`` in the trusted pass: while the student's code runs for ``ex``,
+    every Python call is looked up among ``ex``'s reference code objects; a hit is kept
+    in ``hits`` as ``(ex, reference)``."""
+
+    def __init__(self):
+        self.hits: list[tuple[str, str]] = []
+
+    @contextlib.contextmanager
+    def __call__(self, ex: str):
+        codes = reference_codes(ex)
+        if not codes:
+            yield
+            return
+        hits, old = self.hits, sys.gettrace()
+
+        def trace(frame, event, arg):
+            ref = codes.get(frame.f_code)
+            if ref is not None and (ex, ref) not in hits:
+                hits.append((ex, ref))
+            return old(frame, event, arg) if old is not None else None
+        sys.settrace(trace)
+        try:
+            yield
+        finally:
+            sys.settrace(old)
+
+
+def load_reference_modules(ex: str) -> None:
+    """Import the (light) modules of ``ex``'s references, so the tripwire knows their
+    code before the student's does anything; heavy ones (torch) stay out."""
+    for ref in references(ex):
+        parts = ref.split(".")
+        for k in range(len(parts), 1, -1):
+            name = ".".join(parts[:k])
+            if name.startswith("labsupport.encoder"):
+                break
+            try:
+                importlib.import_module(name)
+                break
+            except ImportError:
+                continue
