@@ -6,7 +6,7 @@ a class, a method, or a whole module (everything in it). ``COMMON`` is a referen
 exercise (the notebooks' fallbacks hand out the lab's answers). Using a reference in an
 answer cell — imported under any name or path, re-exported elsewhere in the package,
 wrapped, subclassed, looked up with a computed name — is flagged with its reason; so is
-running one while the student's function runs (``Tripwire``). The lab's own demo cells
+running one while the student's function runs (``tripwire``). The lab's own demo cells
 import them freely: only what the student wrote is audited.
 
 From ``labsupport.exercises`` an answer cell may import only the checks (``check_*``, a
@@ -15,11 +15,6 @@ self-test) and ``STUDENT_HELPERS``: every other name there belongs to the grader
 from __future__ import annotations
 
 import ast
-import contextlib
-import importlib
-import inspect
-import sys
-import types
 from functools import lru_cache
 from pathlib import Path
 
@@ -185,7 +180,8 @@ def canonical(name: str) -> str:
     return name
 
 
-def _under(name: str, ref: str) -> bool:
+def is_under(name: str, ref: str) -> bool:
+    """Whether the dotted path ``name`` is ``ref`` or lies inside it."""
     return name == ref or name.startswith(ref + ".")
 
 
@@ -206,114 +202,15 @@ def reference_hit(ex: str, dotted: str) -> str | None:
         return None
     name = canonical(dotted)
     for ref in references(ex):
-        if _under(name, ref) or _under(dotted, ref) or name == _module_of(ref):
+        if is_under(name, ref) or is_under(dotted, ref) or name == _module_of(ref):
             return ref
     return None
 
 
 def grader_only(dotted: str) -> bool:
     """Whether an answer cell may not import ``dotted`` from ``labsupport.exercises``."""
-    if not _under(dotted, "labsupport.exercises") or dotted == "labsupport.exercises":
+    if not is_under(dotted, "labsupport.exercises") or dotted == "labsupport.exercises":
         return False
     last = dotted.rsplit(".", 1)[-1]
     return not (last.startswith("check_") or dotted in STUDENT_HELPERS
                 or canonical(dotted) in STUDENT_HELPERS)
-
-
-# ---- the runtime tripwire ----------------------------------------------------------------
-
-def _loaded(dotted: str):
-    """The object at ``dotted`` if its module is already imported, else None."""
-    parts = dotted.split(".")
-    for k in range(len(parts), 0, -1):
-        mod = sys.modules.get(".".join(parts[:k]))
-        if mod is None:
-            continue
-        obj = mod
-        for attr in parts[k:]:
-            obj = inspect.getattr_static(obj, attr, None)
-            if obj is None:
-                return None
-        return obj
-    return None
-
-
-def _codes(obj, name: str, out: dict) -> None:
-    """Code objects run by ``obj`` (a function, class, method or module) -> ``name``."""
-    if isinstance(obj, (staticmethod, classmethod)):
-        obj = obj.__func__
-    if isinstance(obj, property):
-        for f in (obj.fget, obj.fset, obj.fdel):
-            if f is not None:
-                _codes(f, name, out)
-        return
-    if isinstance(obj, types.FunctionType):
-        todo = [obj.__code__]
-        while todo:
-            code = todo.pop()
-            if code not in out:
-                out[code] = name
-                todo += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-    elif isinstance(obj, type):
-        for k, v in list(vars(obj).items()):
-            _codes(v, f"{name}.{k}" if not isinstance(v, type) else name, out)
-    elif isinstance(obj, types.ModuleType):
-        for k, v in list(vars(obj).items()):
-            if getattr(v, "__module__", None) == obj.__name__:
-                _codes(v, f"{obj.__name__}.{k}", out)
-
-
-def reference_codes(ex: str) -> dict:
-    """Code object -> reference name, for ``ex``'s references whose modules are loaded
-    (a module that is not imported cannot run)."""
-    out: dict = {}
-    for ref in references(ex):
-        for name in [m for m in list(sys.modules) if _under(m, ref)] or [ref]:
-            obj = _loaded(name)
-            if obj is not None:
-                _codes(obj, ref, out)
-    return out
-
-
-class Tripwire:
-    """``guard.WATCH`` in the trusted pass: while the student's code runs for ``ex``,
-    every Python call is looked up among ``ex``'s reference code objects; a hit is kept
-    in ``hits`` as ``(ex, reference)``."""
-
-    def __init__(self):
-        self.hits: list[tuple[str, str]] = []
-
-    @contextlib.contextmanager
-    def __call__(self, ex: str):
-        codes = reference_codes(ex)
-        if not codes:
-            yield
-            return
-        hits, old = self.hits, sys.gettrace()
-
-        def trace(frame, event, arg):
-            ref = codes.get(frame.f_code)
-            if ref is not None and (ex, ref) not in hits:
-                hits.append((ex, ref))
-            return old(frame, event, arg) if old is not None else None
-        sys.settrace(trace)
-        try:
-            yield
-        finally:
-            sys.settrace(old)
-
-
-def load_reference_modules(ex: str) -> None:
-    """Import the (light) modules of ``ex``'s references, so the tripwire knows their
-    code before the student's does anything; heavy ones (torch) stay out."""
-    for ref in references(ex):
-        parts = ref.split(".")
-        for k in range(len(parts), 1, -1):
-            name = ".".join(parts[:k])
-            if name.startswith("labsupport.encoder"):
-                break
-            try:
-                importlib.import_module(name)
-                break
-            except ImportError:
-                continue

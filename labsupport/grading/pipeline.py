@@ -1,6 +1,6 @@
 """The lab's steps in nbgrader's pipelines (wired in ``autograde/nbgrader_config.py``).
 
-Release: ``ClearSolutionsById``. Feedback: ``ShortTestErrors``. Autograde:
+Release: ``release.ClearSolutionsById``. Feedback: ``ShortTestErrors``. Autograde:
 ``AutogradeExecute`` (the kernel runs in autograde mode, ``LAB_AUTOGRADE=1``, with this
 run's grader seed, ``seed``; a dead kernel costs one cell, not the submission; the cells
 no graded cell depends on are left out, see ``demos``), ``TrustedChecks`` (cell roles from
@@ -18,67 +18,13 @@ import nbformat
 from nbclient.exceptions import DeadKernelError
 from nbclient.util import run_sync
 from nbformat import NotebookNode
-from nbgrader.preprocessors import ClearSolutions, Execute, NbGraderPreprocessor, SaveAutoGrades
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
 from traitlets import Bool, Float, Integer
 
-from . import audit, cellcode, demos, trusted
+from . import audit, cellcode, demos, keyed, trusted
+from .roles import roles
 
-STUB = 'raise NotImplementedError("{grade_id}: write your {what} here")'
-# The stub in a class body defers the raise to construction, and a top-level answer binds its
-# name to the error: the cell runs, so Run All reaches the check, which says "not attempted".
-CLASS_STUB = 'def __init__(self, *args, **kwargs):\n    ' + STUB
-BINDING_STUB = '{target} = NotImplementedError("{grade_id}: write your {what} here")'
 REVIEW = "labsupport_review"  # resources key: grade_id -> why a trainer should look
-
-
-def _stub_context(source: str) -> str:
-    """Where the solution region sits: ``"class"`` (directly in a class body), ``"top"``
-    (at the cell's top level) or ``"function"``."""
-    lines = source.split("\n")
-    at = next((i for i, line in enumerate(lines) if "### BEGIN SOLUTION" in line), None)
-    if at is None:
-        return "function"
-    indent = len(lines[at]) - len(lines[at].lstrip())
-    if indent == 0:
-        return "top"
-    for line in reversed(lines[:at]):
-        if line.strip() and len(line) - len(line.lstrip()) < indent:
-            return "class" if line.lstrip().startswith("class ") else "function"
-    return "function"
-
-
-def stub_for(grade_id: str, source: str) -> str:
-    """The release stub of an answer cell: its exercise id in a NotImplementedError."""
-    what = "answer" if grade_id.startswith("kc") else "code"
-    context = _stub_context(source)
-    if context == "class":
-        return CLASS_STUB.format(grade_id=grade_id, what=what)
-    if context == "top":
-        from importlib import import_module
-        try:
-            module = import_module(f"labsupport.exercises.{grade_id.split('_')[0]}")
-            target = getattr(module, "TARGETS", {}).get(grade_id)
-        except ImportError:
-            target = None
-        if target:
-            return BINDING_STUB.format(target=target, grade_id=grade_id, what=what)
-    return STUB.format(grade_id=grade_id, what=what)
-
-
-class ClearSolutionsById(ClearSolutions):
-    """nbgrader's ClearSolutions, but the stub names its exercise id (``ex02_1: …``) and
-    lets the cell run (``stub_for``): an unsolved notebook runs to its end."""
-
-    def preprocess_cell(self, cell, resources, cell_index):
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if cell.cell_type != "code" or not grade_id:
-            return super().preprocess_cell(cell, resources, cell_index)
-        saved = self.code_stub
-        self.code_stub = {**saved, "python": stub_for(grade_id, cell.source)}
-        try:
-            return super().preprocess_cell(cell, resources, cell_index)
-        finally:
-            self.code_stub = saved
 
 
 class ShortTestErrors(NbGraderPreprocessor):
@@ -95,13 +41,6 @@ class ShortTestErrors(NbGraderPreprocessor):
                 if out.get("output_type") == "error":
                     out["traceback"] = [f"\x1b[0;31m{out['ename']}\x1b[0m: {out['evalue']}"]
         return cell, resources
-
-
-def generate_assignment_preprocessors() -> list:
-    """nbgrader's GenerateAssignment pipeline with ClearSolutions swapped for ours."""
-    from nbgrader.converters import GenerateAssignment
-    default = GenerateAssignment.class_traits()["preprocessors"].default()
-    return [ClearSolutionsById if p is ClearSolutions else p for p in default]
 
 
 def _error(ename: str, evalue: str) -> NotebookNode:
@@ -188,19 +127,6 @@ def _nbg(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
 
 
-def _keyed(answer_id: str):
-    """``(check module, target name)`` when ``answer_id``'s content is judged against a
-    grader-only key (the module names it in ``KEY_FILE``), else None."""
-    from importlib import import_module
-    try:
-        module = import_module(trusted.check_module(answer_id))
-    except ImportError:
-        return None
-    if not getattr(module, "KEY_FILE", None):
-        return None
-    return module, getattr(module, "TARGETS", {}).get(answer_id, answer_id)
-
-
 class TrustedChecks(NbGraderPreprocessor):
     """Grade every answer cell again, alone, against the installed checks; audit what the
     student wrote; judge keyed answers (the knowledge check) against the grader's key.
@@ -221,17 +147,16 @@ class TrustedChecks(NbGraderPreprocessor):
                     help="seconds per answer cell in the trusted pass (default: Execute.timeout)"
                     ).tag(config=True)
 
-    def _key(self, name: str, resources) -> dict | None:
-        from nbgrader.coursedir import CourseDirectory
-        from ..exercises import answer_key
-        return answer_key.load(name, answer_key.folder(CourseDirectory(config=self.config).root))
-
     def preprocess(self, nb, resources):
-        from .roles import roles
+        from nbgrader.coursedir import CourseDirectory
         found = roles(nb, resources, self.config)
         review: dict[str, str] = {}
         zero: dict[str, tuple[str, str]] = {}  # test id -> (error name, message)
         flagged_elsewhere = []
+
+        def flag(tid: str, ename: str, why: str) -> None:  # scores 0, a trainer looks
+            review[tid] = why
+            zero[tid] = (ename, why)
         for i, c in enumerate(nb.cells):
             if c.cell_type != "code" or not c.source.strip():
                 continue
@@ -243,56 +168,42 @@ class TrustedChecks(NbGraderPreprocessor):
                 continue
             why = "; ".join(reasons[:4])
             if aid and f"{aid}_test" in found.tests:
-                review[f"{aid}_test"] = f"flagged for manual review: the answer cell {aid} {why}"
-                zero[f"{aid}_test"] = ("ManualReview", review[f"{aid}_test"])
+                flag(f"{aid}_test", "ManualReview",
+                     f"flagged for manual review: the answer cell {aid} {why}")
             else:
                 flagged_elsewhere.append(f"cell {i + 1} {why}")
                 c.outputs.append(nbformat.v4.new_output(
                     "stream", name="stdout", text=f"[labsupport] flagged for manual review: {why}\n"))
         cells = {t: next((c for c in nb.cells if c.cell_type == "code"
                           and _nbg(c).get("grade_id") == t), None) for t in found.tests}
-        items, keyed = [], {}
+        items, keys = [], keyed.Keys(CourseDirectory(config=self.config).root)
         for tid, source in found.tests.items():
             aid = tid.removesuffix("_test")
             if aid in found.problems:
-                review[tid] = found.problems[aid]
-                zero[tid] = ("ManualReview", found.problems[aid])
+                flag(tid, "ManualReview", found.problems[aid])
                 continue
             cell = cells[tid]
             if aid not in found.at or tid in zero or cell is None or any(
                     o.output_type == "error" for o in cell.outputs):
                 continue  # not an answer's test, already 0, or missing (nbgrader scores it 0)
-            spec = _keyed(aid)
-            if spec:
-                keyed[tid] = spec
             items.append(trusted.Item(tid, cellcode.python_source(nb.cells[found.at[aid]].source),
-                                      source, target=spec[1] if spec else None))
+                                      source, target=keyed.target(aid)))
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
         results = trusted.run_items(items, timeout)
-        keys: dict[str, dict | None] = {}
         for item in items:
             tid = item.grade_id
             status, message, answer = results.get(tid, ("fail", "the trusted pass gave no result", None))
-            if status == "pass" and tid in keyed:
-                module, _ = keyed[tid]
-                name = module.KEY_FILE
-                if name not in keys:
-                    keys[name] = self._key(name, resources)
-                if keys[name] is None:
-                    review[tid] = (f"the answer key {name}.json was not found in the course's "
-                                   "grader folder: grade this item by hand")
-                    zero[tid] = ("ManualReview", review[tid])
-                else:
-                    wrong = module.verdict(tid.removesuffix("_test"), answer, keys[name])
-                    if wrong:
-                        zero[tid] = ("AssertionError", wrong)
+            if status == "pass" and item.target is not None:
+                wrong, unkeyed = keys.judge(tid.removesuffix("_test"), answer)
+                if unkeyed:
+                    flag(tid, "ManualReview", unkeyed)
+                elif wrong:
+                    zero[tid] = ("AssertionError", wrong)  # wrong, not suspicious: no review
             elif status == "reference":
-                review[tid] = f"reuses the lab's reference implementation: {message}"
-                zero[tid] = ("ReferenceReuse", review[tid])
+                flag(tid, "ReferenceReuse", f"reuses the lab's reference implementation: {message}")
             elif status != "pass":
-                review[tid] = (f"passed in the notebook, but not alone against the "
-                               f"installed checks: {message}")
-                zero[tid] = ("TrustedCheckFailed", review[tid])
+                flag(tid, "TrustedCheckFailed", f"passed in the notebook, but not alone against "
+                                                f"the installed checks: {message}")
         for tid, (ename, message) in zero.items():
             if cells.get(tid) is not None:
                 cells[tid].outputs.append(_error(ename, message))

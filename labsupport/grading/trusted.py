@@ -3,7 +3,7 @@
 ``run_items(items)`` starts one helper process (``python -m labsupport.grading.trusted``,
 JSON on stdin and stdout). It imports the check modules, then forks one child per item:
 the child binds the genuine ``check_*`` functions, arms the reference tripwire
-(``exercises.references.Tripwire``: the lab's own implementation of the exercise must not
+(``exercises.tripwire.Tripwire``: the lab's own implementation of the exercise must not
 run while the student's code does) and fingerprints the grading machinery *before* the
 student's answer cell runs, runs the cell alone (as ``tests/adapters.py`` does), then the
 item's test cell with the genuine checks, and compares the fingerprint again. For an item
@@ -103,13 +103,13 @@ def _child(item: Item, conn) -> None:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    from labsupport.exercises import guard, references
+    from labsupport.exercises import guard, tripwire
     from labsupport.exercises.plain import describe_error, plain
     answer_id = item.grade_id.removesuffix("_test")
     genuine = {}
     for name in sorted(n for n in sys.modules if n.startswith("labsupport.exercises.")):
         genuine.update({k: v for k, v in vars(sys.modules[name]).items() if k.startswith("check_")})
-    wire = guard.WATCH = references.Tripwire()
+    wire = guard.WATCH = tripwire.Tripwire()
     before = fingerprint()
     ns: dict = {"__name__": "__main__"}
     try:
@@ -167,9 +167,9 @@ def preimport(items: list[Item]) -> None:
     """Import, once, the check modules, the modules of the items' reference implementations
     (the tripwire knows their code) and what the cells import: every forked child then starts
     with them loaded instead of importing them again (torch for 06: ~2 s)."""
-    from labsupport.exercises import references, guard, plain  # noqa: F401
+    from labsupport.exercises import guard, plain, tripwire  # noqa: F401
     for i in items:
-        references.load_reference_modules(i.grade_id.removesuffix("_test"))
+        tripwire.load_reference_modules(i.grade_id.removesuffix("_test"))
     wanted = [check_module(i.grade_id) for i in items]
     for i in items:
         wanted += imported_modules(i.answer) + imported_modules(i.test)
