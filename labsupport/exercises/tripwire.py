@@ -57,9 +57,19 @@ def _codes(obj, name: str, out: dict) -> None:
                 _codes(v, f"{obj.__name__}.{k}", out)
 
 
+_CODES: dict[tuple[str, int], dict] = {}  # (ex, modules loaded) -> its reference codes
+
+
 def reference_codes(ex: str) -> dict:
     """Code object -> reference name, for ``ex``'s references whose modules are loaded
-    (a module that is not imported cannot run)."""
+    (a module that is not imported cannot run); computed again only when a module loads."""
+    key = (ex, len(sys.modules))
+    if key not in _CODES:
+        _CODES[key] = _reference_codes(ex)
+    return _CODES[key]
+
+
+def _reference_codes(ex: str) -> dict:
     out: dict = {}
     for ref in references(ex):
         for name in [m for m in list(sys.modules) if is_under(m, ref)] or [ref]:
