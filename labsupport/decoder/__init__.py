@@ -10,8 +10,14 @@ with a fitted step-cost model instead of the model: fast, for widgets and sweeps
 ``metrics`` (TTFT, TPOT, E2E, tokens/s, slot utilisation, goodput, KV waste; per-token
 definitions in ``tokentimes``), ``timeline`` (slots and KV blocks over iterations), ``rules``
 (the scheduler's decision rules as plain functions: admission check, on-demand growth with
-preemption, admission under the token budget), ``kvmath`` (KV bytes per token, the GPU KV
-budget) and ``roofline`` (the decode step-time model and its crossover batch).
+preemption, admission under the token budget), ``ragged`` (one step's packed tokens:
+positions, cache slots, its block-diagonal attention mask), ``oracle`` (``transformers``'
+greedy ``generate``: the tokens the engine must reproduce), ``cache_effect`` (decode with
+and without the KV cache, timed), ``kvmath`` (KV bytes per token, the GPU KV budget) and
+``roofline`` (the decode step-time model and its crossover batch).
+
+A request has a cap (``max_new_tokens``) and may have a stop token (``eos_token_id``): it
+ends at whichever comes first; the scheduler only knows the cap.
 
 Using it as a generator (e.g. behind a RAG pipeline)::
 

@@ -1,13 +1,15 @@
 """Shared pieces of notebook 02's batcher checks (``labsupport.exercises.ex02``): run a
 student's batcher class through a scripted scenario on the virtual clock and say, in the
 student's terms, what went wrong. Also the two checks every batcher must pass: it serves
-the oldest waiting requests first, and a caller that gives up harms nobody else.
+the oldest waiting requests first, and a caller that gives up harms nobody else; and
+``concurrent_calls``, a real-clock probe of how many batches compute at the same time.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..sim.scenarios import ProbeResult, probe, virtual_model
+from ..sim.vclock import in_thread
 from .guard import is_stub, student
 from .plain import class_name, describe, describe_error, type_name
 
@@ -143,3 +145,47 @@ def cancel_safe(obj, ex: str, *, during_run: bool = False) -> None:
                    max_batch=4, max_delay_ms=5.0, cancel_ms=[None, 15.0, None, None])
         _others_served(res, ex, "after caller 'q' gave up while the model was running",
                        {"q"})
+
+
+OVERLAP_WAIT_S = 0.5  # how long the first model call waits for a second one to start
+
+
+def concurrent_calls(cls, n: int = 6, max_batch: int = 2) -> tuple[int, list]:
+    """Real clock (threads must really run): ``n`` requests at once to
+    ``cls(model, max_batch, max_delay_ms=1)``; the sync model holds its first call until a
+    second call starts, or ``OVERLAP_WAIT_S`` passes. Returns the most model calls that ran
+    at the same time, and what each caller got (a result or an exception)."""
+    import asyncio
+    import threading
+    lock, second = threading.Lock(), threading.Event()
+    state = {"active": 0, "peak": 0, "calls": 0}
+
+    def model(items):
+        with lock:
+            state["active"] += 1
+            state["calls"] += 1
+            state["peak"] = max(state["peak"], state["active"])
+            first = state["calls"] == 1
+            if state["active"] > 1:
+                second.set()
+        try:
+            if first:
+                second.wait(OVERLAP_WAIT_S)
+            return _shout(items)
+        finally:
+            with lock:
+                state["active"] -= 1
+
+    async def scenario():
+        batcher = cls(model, max_batch=max_batch, max_delay_ms=1.0)
+        try:
+            return await asyncio.wait_for(asyncio.gather(
+                *(batcher.submit(f"r{i}") for i in range(n)), return_exceptions=True),
+                timeout=10 * OVERLAP_WAIT_S)
+        finally:
+            close = getattr(batcher, "close", None)
+            if asyncio.iscoroutinefunction(close):
+                await close()
+    # a fresh real-clock loop in its own thread: the notebook's loop keeps running
+    out = in_thread(lambda: asyncio.run(scenario()), "ex02_5-probe")
+    return state["peak"], out

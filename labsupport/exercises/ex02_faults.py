@@ -1,13 +1,15 @@
 """Checks for notebook 02's faults a batcher must survive (re-exported by
 ``labsupport.exercises.ex02``): a model that raises (ex02_4), a synchronous model that would
-block the event loop (ex02_5), a model that returns the wrong number of outputs (ex02_6),
+block the event loop, or run twice at once (ex02_5), a model that returns the wrong number of outputs (ex02_6),
 and callers who give up (ex02_9). Same scripted scenarios on the virtual clock as ``ex02``.
 """
 from __future__ import annotations
 
 from ..sim.scenarios import ProbeResult
-from .batcher_probe import _batches_ok, _no_hangs, _right_results, _run, _shout, cancel_safe
-from .guard import case_rng, exercise_check
+from .batcher_probe import (OVERLAP_WAIT_S, _batches_ok, _no_hangs, _right_results, _run,
+                            _shout, cancel_safe, concurrent_calls)
+from .guard import case_rng, exercise_check, student
+from .plain import describe, describe_error
 
 
 # ---- ex02_4: an exception reaches its callers; the batcher keeps serving --------------
@@ -54,7 +56,7 @@ def check_ex02_4(obj, hidden: bool = False) -> None:
         raise AssertionError(f"{ex}: after two failed batches a later request was not served")
 
 
-# ---- ex02_5: the model runs off the event loop ----------------------------------------
+# ---- ex02_5: the model runs off the event loop, one batch at a time ---------------------
 
 @exercise_check("ex02_5")
 def check_ex02_5(obj, hidden: bool = False) -> None:
@@ -67,7 +69,9 @@ def check_ex02_5(obj, hidden: bool = False) -> None:
     if any(c.on_loop_thread for c in res.calls):
         raise AssertionError(f"{ex}: the synchronous model ran on the event loop's thread, so "
                              f"nothing else can happen while it computes; run it in a worker "
-                             f"thread (asyncio.to_thread or loop.run_in_executor) and await it")
+                             f"thread and await it (loop.run_in_executor with a "
+                             f"ThreadPoolExecutor(max_workers=1) of your batcher's own)")
+    _one_at_a_time(obj, ex, 6, 2)
     if not hidden:
         return
     rng = case_rng(ex, True)
@@ -80,6 +84,30 @@ def check_ex02_5(obj, hidden: bool = False) -> None:
     _batches_ok(res, ex, mb)
     if any(c.on_loop_thread for c in res.calls):
         raise AssertionError(f"{ex}: some batches still ran the model on the event loop")
+    max_batch = int(rng.integers(2, 5))
+    _one_at_a_time(obj, ex, max_batch * int(rng.integers(2, 4)) + int(rng.integers(0, 2)),
+                   max_batch)
+
+
+def _one_at_a_time(obj, ex: str, n: int, max_batch: int) -> None:
+    try:
+        peak, out = student(ex, concurrent_calls, obj, n, max_batch)
+    except TimeoutError:
+        raise AssertionError(f"{ex}: {n} requests (max_batch={max_batch}) were not all "
+                             f"answered within {10 * OVERLAP_WAIT_S:.0f} s") from None
+    for i, o in enumerate(out):
+        if issubclass(type(o), BaseException):
+            raise AssertionError(f"{ex}: submit('r{i}') raised {describe_error(o)}")
+        if type(o) is not str or o != _shout([f"r{i}"])[0]:
+            raise AssertionError(f"{ex}: submit('r{i}') returned {describe(o)}, not its own "
+                                 f"output")
+    if peak > 1:
+        raise AssertionError(
+            f"{ex}: {peak} batches ran the model at the same time ({n} requests, "
+            f"max_batch={max_batch}, a 1 ms window, a slow model). Off the loop, the timer "
+            "can fire again while a batch computes: run every batch in ONE worker thread "
+            "(a ThreadPoolExecutor(max_workers=1) passed to loop.run_in_executor), or hold "
+            "an asyncio.Lock around the call, so batches run one after another")
 
 
 # ---- ex02_6: a wrong number of outputs is an error for the whole batch ----------------

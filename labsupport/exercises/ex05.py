@@ -2,9 +2,10 @@
 timestamps (ex05_5) and the roofline crossover batch (ex05_6). References:
 ``labsupport.decoder.kvmath``, ``.tokentimes`` and ``.roofline``.
 
-ex05_1..3 belonged to the continuous decoder in release 0.1.0, which is now notebook 06
-(ex06_1..3): ``check_ex05_1..3`` stay here with their old meaning, so test cells that
-nbgrader restores from a 0.1.0 gradebook still run.
+ex05_1, ex05_2 belonged to the continuous decoder in release 0.1.0, which is now notebook 06
+(ex06_1, ex06_2): ``check_ex05_1``, ``check_ex05_2`` stay here with their old meaning, so
+test cells that nbgrader restores from a 0.1.0 gradebook still run. (0.1.0's ex05_3, the
+head-to-head, is retired with ex06_3.)
 """
 from __future__ import annotations
 
@@ -28,11 +29,6 @@ def check_ex05_1(obj, hidden: bool = False) -> None:
 def check_ex05_2(obj, hidden: bool = False) -> None:
     """0.1.0's ex05_2 (now ex06_2): the KV-budget admission check."""
     ex06.check_ex06_2(obj, hidden, ex="ex05_2")
-
-
-def check_ex05_3(obj, hidden: bool = False) -> None:
-    """0.1.0's ex05_3 (now ex06_3): the head-to-head."""
-    ex06.check_ex06_3(obj, hidden, ex="ex05_3")
 
 
 # ---- ex05_4: KV bytes per token and the KV budget ----------------------------------------

@@ -1,30 +1,34 @@
 """Checks for notebook 06 (the continuous decoder). References: ``labsupport.decoder``'s
 scheduler (``kv_admission``) and step simulator; student functions run under the step
 limit of ``guard.bounded``, so an endless loop fails with a message instead of hanging.
+ex06_7 (where a speed-up comes from) lives in ``ex06_speedup``, the packed-step checks
+(ex06_8, ex06_9) in ``ex06_step``, the prefix-cache ones (ex06_10, ex06_11) in
+``ex06_prefix``; all are re-exported here.
 
-ex06_1..3 were ex05_1..3 in release 0.1.0: ``labsupport.exercises.ex05`` still offers
-``check_ex05_1..3`` (the same checks under their old ids) for gradebooks made then.
+ex06_1, ex06_2 were ex05_1, ex05_2 in release 0.1.0: ``labsupport.exercises.ex05`` still
+offers ``check_ex05_1``, ``check_ex05_2`` for gradebooks made then. ex06_3 (the head-to-head,
+0.1.0's ex05_3) is retired: ex06_7 asks where a speed-up comes from instead.
 """
 from __future__ import annotations
 
 from collections import deque
-from functools import partial
-
 import numpy as np
 
-from ..decoder import Sequence, metrics
+from ..decoder import DecodeSequence
 from ..decoder.scheduler import kv_admission as ref_kv_admission
-from ..decoder.stepsim import StepCost, simulate_steps
-from ..traffic import Request
 from . import slo_pick
+from .ex06_prefix import check_ex06_10, check_ex06_11  # noqa: F401 (re-export)
+from .ex06_speedup import check_ex06_7  # noqa: F401 (re-export)
+from .ex06_step import check_ex06_8, check_ex06_9  # noqa: F401 (re-export)
 from .guard import bounded, case_rng, exercise_check, require_callable as _callable
-from .plain import describe, plain, plain_number
+from .plain import describe, plain
 from .scheduler_parts import cases as _sched_cases
 from .scheduler_parts import compare
 
-TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_3": "head_to_head",
+TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_7": "speedup_parts",
            "ex06_4": "grow_or_preempt", "ex06_5": "admit_under_budget",
-           "ex06_6": "pick_max_seqs"}
+           "ex06_6": "pick_max_seqs", "ex06_8": "step_slots", "ex06_9": "ragged_mask",
+           "ex06_10": "prefix_hits", "ex06_11": "release_blocks"}
 
 
 # ---- ex06_1: one iteration: admit, run, retire -------------------------------------------
@@ -41,7 +45,7 @@ def _continuous_steps(lengths, max_seqs: int) -> int:
 
 
 def _drive(ex: str, obj, lengths, max_seqs: int) -> None:
-    seqs = [Sequence(i, [1], n) for i, n in enumerate(lengths)]
+    seqs = [DecodeSequence(i, [1], n) for i, n in enumerate(lengths)]
     running, waiting = [], deque(seqs)
     first_run: dict[int, int] = {}
     step = 0
@@ -167,59 +171,6 @@ def check_ex06_2(obj, hidden: bool = False, ex: str = "ex06_2") -> None:
         raise AssertionError(f"{ex}: {call} returned {got!r}: {hint}")
 
 
-# ---- ex06_3: the head-to-head ------------------------------------------------------------
-
-def _trace_like(n: int, seed: int, gap_ms: float = 3.0) -> list[Request]:
-    rng = np.random.default_rng(seed)
-    out = np.clip(np.round(rng.lognormal(3.3, 0.9, n)), 1, 150).astype(int)
-    return [Request(i, float(t), int(p), int(o)) for i, (t, p, o) in enumerate(
-        zip(np.cumsum(rng.exponential(gap_ms, n)), rng.integers(4, 60, n), out))]
-
-
-def _tps(res) -> float:
-    return metrics.summarize_decode(res)["tokens_per_s"]
-
-
-@exercise_check("ex06_3")
-def check_ex06_3(obj, hidden: bool = False, ex: str = "ex06_3") -> None:
-    """``obj(requests, run, **knobs) -> {"continuous_tps", "request_tps", "speedup"}``."""
-    _callable(ex, obj, "head_to_head")
-    cost = StepCost(fixed_ms=0.5, per_seq_ms=0.08, per_token_ms=0.01, per_kv_ms=0.0002)
-    run = partial(simulate_steps, cost=cost)
-    if not hidden:
-        cases = [(_trace_like(60, 1), dict(max_seqs=8)),
-                 (_trace_like(20, 4, gap_ms=80.0), dict(max_seqs=8))]   # idle gaps
-    else:
-        rng = case_rng(ex, True)
-        seed = lambda: int(rng.integers(1, 2**31))  # noqa: E731
-        same = [Request(i, 0.0, int(rng.integers(5, 40)), int(rng.integers(10, 40)))
-                for i in range(int(rng.integers(12, 30)))]
-        cases = [(_trace_like(int(rng.integers(50, 90)), seed()),
-                  dict(max_seqs=int(rng.choice([8, 16])), kv_budget_tokens=4096)),
-                 (same, dict(max_seqs=int(rng.choice([4, 8])))),
-                 (_trace_like(int(rng.integers(30, 50)), seed()),
-                  dict(max_seqs=int(rng.integers(2, 7)), admission="reserve")),
-                 (_trace_like(int(rng.integers(20, 40)), seed(), gap_ms=float(rng.uniform(40, 90))),
-                  dict(max_seqs=int(rng.integers(2, 7))))]
-    for reqs, knobs in cases:
-        got = plain(ex, bounded(ex, obj, list(reqs), run, **knobs))
-        if type(got) is not dict or not {"continuous_tps", "request_tps",
-                                         "speedup"} <= set(got):
-            raise AssertionError(f"{ex}: return a dict with keys 'continuous_tps', "
-                                 "'request_tps' and 'speedup'")
-        c = _tps(run(reqs, mode="continuous", **knobs))
-        r = _tps(run(reqs, mode="request", **knobs))
-        for key, want, what in (("continuous_tps", c, "mode='continuous'"),
-                                ("request_tps", r, "mode='request'")):
-            if not np.isclose(plain_number(ex, got[key], key), want, rtol=1e-6):
-                raise AssertionError(
-                    f"{ex}: {key} is off for {len(reqs)} requests with {knobs}: run the same "
-                    f"requests and knobs with {what}, and count generated tokens per second "
-                    "from the first arrival to the last finish (ms → s), idle gaps included")
-        if not np.isclose(plain_number(ex, got["speedup"], "speedup"), c / r, rtol=1e-6):
-            raise AssertionError(f"{ex}: speedup must be continuous_tps / request_tps")
-
-
 # ---- ex06_4, ex06_5: scheduler parts, run inside the real scheduler --------------------
 
 def _grow_hint(a, b) -> str:
@@ -274,7 +225,7 @@ def check_ex06_5(obj, hidden: bool = False) -> None:
             if type(n) is not int:
                 raise AssertionError(f"{ex}: feed(seq, n) takes an int n, got {describe(n)}")
             return feed(seq, n)
-        return bounded(ex, obj, waiting, free_places, budget, lambda s: bool(admit(s)), fed)
+        return bounded(ex, obj, waiting, free_places, budget, admit, fed)
     for reqs, knobs in _sched_cases(ex, hidden):
         compare(ex, reqs, knobs, _admit_hint, admit_fn=rule)
 

@@ -1,7 +1,9 @@
-"""The machinery behind notebook 06's scheduler-part checks (ex06_4, ex06_5, in ``ex06``): the
-student's rule is plugged into the real ``Scheduler`` (``grow_fn`` / ``admit_fn``) and the
-engine replays workloads on the step simulator's clock; every step must match the engine
-with the lab's own rule, and the message names the first step that differs."""
+"""The machinery behind notebook 06's scheduler-part checks (ex06_4, ex06_5 in ``ex06``;
+ex06_10, ex06_11 in ``ex06_prefix``): the student's rule is plugged into the real
+``Scheduler`` (``grow_fn`` / ``admit_fn``) or its ``BlockManager`` (``lookup_fn`` /
+``release_fn``) and the engine replays workloads on the step simulator's clock; every step
+must match the engine with the lab's own rule, and the message names the first step that
+differs."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,8 +17,16 @@ from .guard import case_rng
 COST = StepCost(fixed_ms=1.0, per_seq_ms=0.1, per_token_ms=0.01, per_kv_ms=0.001)
 
 
+KV_RULES = ("lookup_fn", "release_fn")  # rules that live on the BlockManager
+
+
 def _requests(seed: int, n: int, max_prompt: int, max_out: int) -> list[Request]:
-    rng = np.random.default_rng(seed)
+    return drawn_requests(np.random.default_rng(seed), n, max_prompt, max_out)
+
+
+def drawn_requests(rng: np.random.Generator, n: int, max_prompt: int,
+                   max_out: int) -> list[Request]:
+    """``n`` requests 1.5 ms apart on average, lengths uniform in 1..max (from ``rng``)."""
     t = np.cumsum(rng.exponential(1.5, n))
     return [Request(i, float(t[i]), int(rng.integers(1, max_prompt + 1)),
                     int(rng.integers(1, max_out + 1))) for i in range(n)]
@@ -54,7 +64,7 @@ def cases(ex: str, hidden: bool) -> list[tuple[list[Request], dict]]:
 def _run(reqs, knobs, **rules):
     eng = Engine(CostRunner(COST), SchedulerConfig(**knobs), clock="model")
     for name, fn in rules.items():
-        setattr(eng.sched, name, fn)
+        setattr(eng.sched.kv if name in KV_RULES else eng.sched, name, fn)
     steps = 40 * sum(r.length + r.output_len for r in reqs) + 100
     return eng.run([(list(r.payload) if r.payload else [r.id + 1] * r.length, r.output_len,
                      r.arrival, r.id) for r in reqs], max_steps=steps)
@@ -64,14 +74,16 @@ def _shape(st) -> tuple:
     return sorted(st.rows), st.tokens, st.preempted, st.kv_blocks
 
 
-def compare(ex: str, reqs, knobs, hint, **rules) -> None:
+def compare(ex: str, reqs, knobs, hint, cache_hint: str = "", **rules) -> None:
     """Replay ``reqs`` with the student's ``rules`` and with the lab's; fail at the first
-    step that differs, with ``hint(ref_step, got_step)``'s advice."""
+    step that differs, with ``hint(ref_step, got_step)``'s advice (``cache_hint`` when only
+    the prefix cache's counters differ)."""
     try:
         got = _run(reqs, knobs, **rules)
     except NotImplementedError:
         raise  # the release stub: "not attempted" (guard.exercise_check)
-    except (KVBudgetExceeded, ValueError, RuntimeError, IndexError) as err:
+    except (KVBudgetExceeded, ValueError, RuntimeError, IndexError, KeyError,
+            TypeError) as err:
         raise AssertionError(f"{ex}: with {knobs}: {type(err).__name__}: {err}") from None
     ref = _run(reqs, knobs)
     for i, (a, b) in enumerate(zip(ref.steps, got.steps)):
@@ -83,3 +95,8 @@ def compare(ex: str, reqs, knobs, hint, **rules) -> None:
     if len(ref.steps) != len(got.steps):
         raise AssertionError(f"{ex}: with {knobs} your scheduler ran {len(got.steps)} steps, "
                              f"the lab's {len(ref.steps)}")
+    if (got.prefix_hit_tokens, got.evictions) != (ref.prefix_hit_tokens, ref.evictions):
+        raise AssertionError(
+            f"{ex}: with {knobs} the prefix cache served {got.prefix_hit_tokens} prompt "
+            f"tokens and evicted {got.evictions} blocks; the lab's served "
+            f"{ref.prefix_hit_tokens} and evicted {ref.evictions}. {cache_hint}")

@@ -120,3 +120,36 @@ def test_reference_counts_match_the_holders_at_every_step():
         assert not set(held) & (set(kv._free) | set(kv._evictable)), "a held block is free"
         assert kv.used_blocks == len(held) <= kv.num_blocks
     assert kv.hit_tokens > 0 and kv.evictions > 0
+
+
+def test_the_rules_are_plain_functions():
+    from collections import OrderedDict, deque
+
+    from labsupport.decoder.kvcache import block_names, cached_prefix, release
+    names = block_names(list(range(10)), 4)           # two full blocks, chained
+    assert names == [block_hash(None, [0, 1, 2, 3]), block_hash(names[0], [4, 5, 6, 7])]
+    by_name = {names[0]: 7, names[1]: 3}
+    assert cached_prefix(list(range(10)), 4, by_name) == [7, 3]
+    assert cached_prefix(list(range(8)), 4, by_name) == [7]   # one token must stay uncached
+    ref, lru, free = [0, 1, 2, 1], OrderedDict({0: None}), deque()
+    release([1, 2, 3], ref, {1, 3}, lru, free)
+    assert ref == [0, 0, 1, 0] and list(lru) == [0, 3, 1] and list(free) == []
+
+
+def test_a_lookup_that_returns_other_blocks_is_refused():
+    kv = BlockManager(8, block_size=4, prefix_caching=True)
+    a = Sequence(0, list(range(10)), 5)
+    _computed(kv, a, 10)
+    kv.lookup_fn = lambda tokens, bs, by_name: [a.block_table[1]]   # the wrong block
+    with pytest.raises(ValueError, match="not the cached blocks"):
+        kv.prefix_hits(Sequence(1, list(range(9)), 2))
+
+
+def test_a_release_that_loses_a_block_is_refused():
+    from labsupport.decoder import KVBudgetExceeded
+    kv = BlockManager(8, block_size=4)
+    a = Sequence(0, list(range(10)), 5)
+    kv.grow(a, 10)
+    kv.release_fn = lambda table, ref, named, lru, free: [ref.__setitem__(b, 0) for b in table]
+    with pytest.raises(KVBudgetExceeded, match="lost or duplicated"):
+        kv.free(a)
