@@ -57,19 +57,9 @@ def _codes(obj, name: str, out: dict) -> None:
                 _codes(v, f"{obj.__name__}.{k}", out)
 
 
-_CODES: dict[tuple[str, int], dict] = {}  # (ex, modules loaded) -> its reference codes
-
-
 def reference_codes(ex: str) -> dict:
     """Code object -> reference name, for ``ex``'s references whose modules are loaded
-    (a module that is not imported cannot run); computed again only when a module loads."""
-    key = (ex, len(sys.modules))
-    if key not in _CODES:
-        _CODES[key] = _reference_codes(ex)
-    return _CODES[key]
-
-
-def _reference_codes(ex: str) -> dict:
+    (a module that is not imported cannot run)."""
     out: dict = {}
     for ref in references(ex):
         for name in [m for m in list(sys.modules) if is_under(m, ref)] or [ref]:
@@ -86,10 +76,14 @@ class Tripwire:
 
     def __init__(self):
         self.hits: list[tuple[str, str]] = []
+        self._codes: dict[tuple[str, int], dict] = {}  # (ex, modules loaded) -> its codes
 
     @contextlib.contextmanager
     def __call__(self, ex: str):
-        codes = reference_codes(ex)
+        key = (ex, len(sys.modules))  # computed again only when a module was imported
+        if key not in self._codes:
+            self._codes[key] = reference_codes(ex)
+        codes = self._codes[key]
         if not codes:
             yield
             return
