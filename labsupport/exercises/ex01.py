@@ -26,8 +26,9 @@ def _runs(ex: str, hidden: bool) -> list[tuple]:
     rng = case_rng(ex, True)
     seeds = rng.integers(1, 2**31, 2)
     naive = ("naive", int(rng.integers(20, 90)), int(rng.integers(150, 400)), int(seeds[0]), 1)
-    batched = (str(rng.choice(["window", "early", "work_conserving"])), int(rng.integers(100, 600)),
-               int(rng.integers(200, 500)), int(seeds[1]), int(rng.integers(2, 17)))
+    policy = str(rng.choice(["window", "early", "work_conserving"]))
+    batched = (policy, int(rng.integers(100, 600)), int(rng.integers(200, 500)), int(seeds[1]),
+               int(rng.integers(2, 17)))
     return [naive, batched]
 
 

@@ -135,7 +135,8 @@ def check_ex03_3(obj, hidden: bool = False) -> None:
         exact = int(rng.integers(5, 15))  # an input exactly at the budget, ones around it
         cases = [(rng.integers(1, top, int(rng.integers(30, 60))).tolist(),
                   int(rng.integers(top, 4 * top))),
-                 (rng.integers(1, 9, int(rng.integers(20, 40))).tolist(), int(rng.integers(8, 12))),
+                 (rng.integers(1, 9, int(rng.integers(20, 40))).tolist(),
+                  int(rng.integers(8, 12))),
                  ([exact] + [1] * int(rng.integers(3, 12)) + [exact], exact)]
     for lengths, budget in cases:
         got = _batches(ex, plain(ex, bounded(ex, obj, list(lengths), budget)), len(lengths))

@@ -155,7 +155,8 @@ def check_ex04_3(obj, hidden: bool = False) -> None:
                                  f"'max_delay_ms', got {describe(got)}")
         mb, delay = got["max_batch"], got["max_delay_ms"]
         if type(mb) is not int or not 1 <= mb <= 4096:
-            raise AssertionError(f"{ex}: max_batch must be an int in [1, 4096], got {describe(mb)}")
+            raise AssertionError(f"{ex}: max_batch must be an int in [1, 4096], got "
+                                 f"{describe(mb)}")
         if type(delay) not in (int, float) or not (math.isfinite(delay) and delay >= 0):
             raise AssertionError(f"{ex}: max_delay_ms must be a number >= 0, got "
                                  f"{describe(delay)}")

@@ -115,8 +115,10 @@ def check_ex06_1(obj, hidden: bool = False, ex: str = "ex06_1") -> None:
         rng = case_rng(ex, True)
         cases = [([int(rng.integers(1, 4))], 1),
                  (rng.integers(1, 8, int(rng.integers(3, 7))).tolist(), 1),
-                 (rng.integers(1, 30, int(rng.integers(20, 50))).tolist(), int(rng.integers(2, 9))),
-                 (rng.integers(1, 5, int(rng.integers(5, 15))).tolist(), int(rng.integers(10, 20)))]
+                 (rng.integers(1, 30, int(rng.integers(20, 50))).tolist(),
+                  int(rng.integers(2, 9))),
+                 (rng.integers(1, 5, int(rng.integers(5, 15))).tolist(),
+                  int(rng.integers(10, 20)))]
     for lengths, max_seqs in cases:
         _drive(ex, obj, [int(n) for n in lengths], max_seqs)
 

@@ -199,7 +199,8 @@ def correct(item: str, answer, entry: dict) -> bool:
         return _truth(item, answer) == str(bool(entry["answer"])).lower()
     if spec.kind == "number":
         d = spec.digits
-        return f"{round(_number(item, spec, answer), d):.{d}f}" == f"{float(entry['answer']):.{d}f}"
+        got = round(_number(item, spec, answer), d)
+        return f"{got:.{d}f}" == f"{float(entry['answer']):.{d}f}"
     _words(item, answer)  # the form: a short string
     grams = affirmed(answer)
     return all(grams & {" ".join(tokens(p)) for p in group} for group in entry["concepts"])

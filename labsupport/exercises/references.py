@@ -120,7 +120,8 @@ def _aliases() -> dict[str, str]:
                         out[f"{mod}.{a.asname}"] = a.name
             elif (isinstance(node, ast.Assign) and len(node.targets) == 1
                   and isinstance(node.targets[0], ast.Name)
-                  and node.targets[0].id in ("_API", "_LAZY") and isinstance(node.value, ast.Dict)):
+                  and node.targets[0].id in ("_API", "_LAZY")
+                  and isinstance(node.value, ast.Dict)):
                 for k, v in zip(node.value.keys, node.value.values):
                     if isinstance(k, ast.Constant) and isinstance(v, ast.Constant):
                         out[f"{mod}.{k.value}"] = f"{mod}.{v.value}.{k.value}"

@@ -28,7 +28,7 @@ GUARDED_BUILTINS = frozenset(
     [n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)]
     + ["isinstance", "issubclass", "getattr", "hasattr", "setattr", "delattr", "super", "type",
        "object", "callable", "globals", "vars", "exec", "eval", "compile", "open", "print",
-       "get_ipython", "float", "int", "str", "bool", "list", "tuple", "dict", "repr", "len"])
+       "get_ipython"])
 DYNAMIC_CALLS = {"setattr": "setattr()", "delattr": "delattr()", "globals": "globals()",
                  "vars": "vars()", "exec": "exec()", "eval": "eval()", "compile": "compile()",
                  "__import__": "__import__()", "get_ipython": "get_ipython()",
@@ -36,8 +36,8 @@ DYNAMIC_CALLS = {"setattr": "setattr()", "delattr": "delattr()", "globals": "glo
 RISKY_MODULES = {"sys", "builtins", "importlib", "gc", "ctypes", "inspect", "signal",
                  "subprocess", "multiprocessing", "pytest", "unittest", "nbgrader", "IPython",
                  "types", "traceback", "runpy", "pkgutil", "code", "codeop", "marshal",
-                 "pickle", "dill", "cloudpickle", "shutil", "pty", "resource", "threading",
-                 "_thread", "atexit", "faulthandler", "sysconfig", "site", "zipimport"}
+                 "pickle", "dill", "cloudpickle", "shutil", "pty", "resource", "atexit",
+                 "faulthandler", "sysconfig", "site", "zipimport"}
 RISKY_ATTRS = {"modules", "settrace", "setprofile", "_getframe", "meta_path", "path_hooks",
                "__code__", "__globals__", "__builtins__", "__dict__", "__closure__",
                "__class__", "__subclasses__", "__bases__", "__mro__", "f_globals",

@@ -49,9 +49,9 @@ class _Plain(ast.NodeTransformer):
         self.refused: list[str] = []
 
     def _refuse(self, node, method: str, args: list) -> None:
-        what = {"system": f"!{args[0] if args else ''}", "getoutput": f"!{args[0] if args else ''}",
-                "run_line_magic": f"%{' '.join(args)}",
-                "run_cell_magic": f"%%{args[0] if args else ''}"}[method]
+        first = args[0] if args else ""
+        what = {"system": f"!{first}", "getoutput": f"!{first}",
+                "run_line_magic": f"%{' '.join(args)}", "run_cell_magic": f"%%{first}"}[method]
         self.refused.append(f"line {getattr(node, 'lineno', 0)}: runs {what.strip()[:40]!r} "
                             "(magics and shell escapes other than %time, %timeit and "
                             "%matplotlib are refused in graded cells)")

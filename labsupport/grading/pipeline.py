@@ -53,8 +53,8 @@ class AutogradeExecute(Execute):
 
     The kernel's environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``):
     demos and measurements run short and no cell waits on a frontend; and this grading
-    run's ``LAB_GRADER_SEED`` (``seed``), from which the hidden cases are drawn. Only the grading
-    kernel sees it, not the Jupyter server that reads this config. Code cells that no
+    run's ``LAB_GRADER_SEED`` (``seed``), from which the hidden cases are drawn. Only the
+    grading kernel sees them, not the Jupyter server that reads this config. Code cells that no
     graded cell depends on are not run at all (``skip_demos``; ``demos.demo_cells``): they
     get a one-line note instead of outputs. When a cell kills the
     kernel (``os._exit``, out of memory), that cell gets an error, a fresh kernel replays
@@ -192,7 +192,8 @@ class TrustedChecks(NbGraderPreprocessor):
         results = trusted.run_items(items, timeout)
         for item in items:
             tid = item.grade_id
-            status, message, answer = results.get(tid, ("fail", "the trusted pass gave no result", None))
+            status, message, answer = results.get(
+                tid, ("fail", "the trusted pass gave no result", None))
             if status == "pass" and item.target is not None:
                 wrong, unkeyed = keys.judge(tid.removesuffix("_test"), answer)
                 if unkeyed:
@@ -200,7 +201,8 @@ class TrustedChecks(NbGraderPreprocessor):
                 elif wrong:
                     zero[tid] = ("AssertionError", wrong)  # wrong, not suspicious: no review
             elif status == "reference":
-                flag(tid, "ReferenceReuse", f"reuses the lab's reference implementation: {message}")
+                flag(tid, "ReferenceReuse",
+                     f"reuses the lab's reference implementation: {message}")
             elif status != "pass":
                 flag(tid, "TrustedCheckFailed", f"passed in the notebook, but not alone against "
                                                 f"the installed checks: {message}")

@@ -48,7 +48,8 @@ def _gradebook(info: dict) -> tuple[list[str], dict[str, str], set[str]]:
     answers = sorted(n for n in solutions if sources.get(n, ("",))[0] == "code")
     tests = {n: sources[n][1] for n, kind in sorted(grades.items())
              if kind == "code" and n not in solutions and n in sources}
-    lab = {src.strip() for n, (kind, src) in sources.items() if kind == "code" and n not in solutions}
+    lab = {src.strip() for n, (kind, src) in sources.items()
+           if kind == "code" and n not in solutions}
     return answers, tests, lab
 
 
