@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..encoder.corpus import load_corpus
-from ..batching.policies import Bucketed
+from ..batching.bucketed import Bucketed
 from ..costs import ServiceModel, linear_fit
 from ..sim.simulator import simulate
 from ..traffic import bursty, poisson

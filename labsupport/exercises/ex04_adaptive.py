@@ -13,7 +13,7 @@ from ..costs import ServiceModel
 from .guard import bounded, case_rng, exercise_check, require_callable
 from .plain import plain_number
 
-TOY = ServiceModel(5.0, 0.2).cost           # the lab's toy model: 5 ms + 0.2 ms per request
+TOY = ServiceModel().cost                    # the lab's toy model
 SLOW = ServiceModel(40.0, 2.0).cost         # slower than the SLO below: always late
 CURVED = lambda n: 4.0 + 1.5 * math.sqrt(n)  # noqa: E731  not a straight line
 

@@ -1,11 +1,6 @@
 """Checks for notebook 05 (decode basics): KV memory (ex05_4), serving metrics from token
 timestamps (ex05_5) and the roofline crossover batch (ex05_6). References:
 ``labsupport.decoder.kvmath``, ``.tokentimes`` and ``.roofline``.
-
-ex05_1, ex05_2 belonged to the continuous decoder in release 0.1.0, which is now notebook 06
-(ex06_1, ex06_2): ``check_ex05_1``, ``check_ex05_2`` stay here with their old meaning, so
-test cells that nbgrader restores from a 0.1.0 gradebook still run. (0.1.0's ex05_3, the
-head-to-head, is retired with ex06_3.)
 """
 from __future__ import annotations
 
@@ -14,21 +9,10 @@ import numpy as np
 from ..decoder.kvmath import LLAMA3_8B, kv_budget_tokens, kv_bytes_per_token
 from ..decoder.roofline import GPUS, crossover_batch
 from ..decoder.tokentimes import token_metrics
-from . import ex06
 from .guard import bounded, case_rng, exercise_check, require_callable as _callable
 from .plain import describe, plain
 
 TARGETS = {"ex05_4": "kv_budget", "ex05_5": "decode_metrics", "ex05_6": "crossover_batch"}
-
-
-def check_ex05_1(obj, hidden: bool = False) -> None:
-    """0.1.0's ex05_1 (now ex06_1): one continuous iteration."""
-    ex06.check_ex06_1(obj, hidden, ex="ex05_1")
-
-
-def check_ex05_2(obj, hidden: bool = False) -> None:
-    """0.1.0's ex05_2 (now ex06_2): the KV-budget admission check."""
-    ex06.check_ex06_2(obj, hidden, ex="ex05_2")
 
 
 # ---- ex05_4: KV bytes per token and the KV budget ----------------------------------------

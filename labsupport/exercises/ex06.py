@@ -4,10 +4,6 @@ limit of ``guard.bounded``, so an endless loop fails with a message instead of h
 ex06_7 (where a speed-up comes from) lives in ``ex06_speedup``, the packed-step checks
 (ex06_8, ex06_9) in ``ex06_step``, the prefix-cache ones (ex06_10, ex06_11) in
 ``ex06_prefix``; all are re-exported here.
-
-ex06_1, ex06_2 were ex05_1, ex05_2 in release 0.1.0: ``labsupport.exercises.ex05`` still
-offers ``check_ex05_1``, ``check_ex05_2`` for gradebooks made then. ex06_3 (the head-to-head,
-0.1.0's ex05_3) is retired: ex06_7 asks where a speed-up comes from instead.
 """
 from __future__ import annotations
 

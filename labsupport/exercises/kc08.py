@@ -206,7 +206,7 @@ def correct(item: str, answer, entry: dict) -> bool:
     return all(grams & {" ".join(tokens(p)) for p in group} for group in entry["concepts"])
 
 
-def verdict(item: str, answer, key: dict) -> str | None:
+def wrong_answer(item: str, answer, key: dict) -> str | None:
     """None when ``answer`` is right by ``key``, else the message a student may read: where
     to re-read (never the answer). Used by the trusted pass, in the grader's process."""
     if item not in key:
@@ -235,7 +235,7 @@ def check(item: str, answer, hidden: bool = False) -> None:
         raise AssertionError(f"{item}: the form is right; the content is checked against the "
                              "answer key, which only your trainer (or self-study mode, with "
                              "the course's grader/ folder) has")
-    message = verdict(item, answer, key)
+    message = wrong_answer(item, answer, key)
     if message:
         raise AssertionError(message)
 

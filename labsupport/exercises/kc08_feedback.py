@@ -19,7 +19,7 @@ from pathlib import Path
 from ..paths import autograde_mode
 from . import answer_key, kc08
 
-STATE_ENV = "LABSUPPORT_KC07_STATE"  # where commits are kept (the name of 0.2.0, unchanged)
+STATE_ENV = "LABSUPPORT_KC07_STATE"  # where commits are kept
 NO_KEY = ("Self-study feedback is off: it needs the answer key (the course's grader/ folder, "
           f"or {answer_key.DIR_ENV} pointing at it), which students in a class do not have; "
           "your trainer's grading gives you feedback. Working alone with the course repo? "

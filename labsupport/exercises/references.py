@@ -22,7 +22,7 @@ PACKAGE = "labsupport"
 ROOT = Path(__file__).resolve().parents[1]  # labsupport/
 
 BATCHER = ("labsupport.batching.runtime.MicroBatcher", "labsupport.batching.policies",
-           "labsupport.batching.adaptive")
+           "labsupport.batching.bucketed", "labsupport.batching.adaptive")
 DECODER_ENGINE = ("labsupport.decoder.scheduler", "labsupport.decoder.engine",
                   "labsupport.decoder.stepsim", "labsupport.decoder.rules")
 
@@ -71,7 +71,7 @@ def references(ex: str) -> tuple[str, ...]:
     return REFERENCES.get(ex, ()) + COMMON
 
 
-# ---- where a name really lives: re-exports, lazy public names, moved paths ---------------
+# ---- where a name really lives: re-exports and lazy public names -------------------------
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
@@ -96,7 +96,7 @@ def _aliases() -> dict[str, str]:
     """``labsupport.x.Name`` -> the dotted path it was imported from, for every top-level
     import of the package (``from ..batching.runtime import MicroBatcher`` in ``fallback``
     makes ``labsupport.exercises.fallback.MicroBatcher`` an alias), plus the lazy public
-    names (``labsupport.MicroBatcher``) and the moved 0.1.0 module paths."""
+    names (``labsupport.MicroBatcher``)."""
     out: dict[str, str] = {}
     for path in sorted(ROOT.rglob("*.py")):
         mod = _module_name(path)
@@ -125,62 +125,27 @@ def _aliases() -> dict[str, str]:
                 for k, v in zip(node.value.keys, node.value.values):
                     if isinstance(k, ast.Constant) and isinstance(v, ast.Constant):
                         out[f"{mod}.{k.value}"] = f"{mod}.{v.value}.{k.value}"
-    try:  # 0.1.0's flat module paths, where they are still answered
-        from ..moved import MOVED
-    except ImportError:
-        MOVED = {}
-    for old, new in MOVED.items():
-        if len(new) == 1:
-            out[f"{PACKAGE}.{old}"] = f"{PACKAGE}.{new[0]}"
     for k in [k for k, v in out.items() if k == v]:
         del out[k]
     return out
 
 
 @lru_cache(maxsize=1)
-def _split_moves() -> dict[str, tuple[str, ...]]:
-    try:
-        from ..moved import MOVED
-    except ImportError:
-        return {}
-    return {f"{PACKAGE}.{o}": tuple(f"{PACKAGE}.{n}" for n in new)
-            for o, new in MOVED.items() if len(new) > 1}
-
-
-@lru_cache(maxsize=1)
-def _defined() -> dict[str, set[str]]:
-    """Module -> the names its top level binds (for the split moved paths)."""
-    out = {}
-    for path in ROOT.rglob("*.py"):
-        try:
-            tree = ast.parse(path.read_text())
-        except (SyntaxError, OSError, UnicodeDecodeError):
-            continue
-        names = set()
-        for node in _top_level(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(node.name)
-            elif isinstance(node, ast.Assign):
-                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-        out[_module_name(path)] = names
-    return out
+def _modules() -> set[str]:
+    """Every module of the package, by dotted name."""
+    return {_module_name(path) for path in ROOT.rglob("*.py")}
 
 
 def canonical(name: str) -> str:
     """Where ``name`` (a dotted path into the package) is defined, following re-exports:
     ``labsupport.MicroBatcher`` -> ``labsupport.batching.runtime.MicroBatcher``."""
-    aliases, splits = _aliases(), _split_moves()
+    aliases = _aliases()
     for _ in range(32):
         parts = name.split(".")
         for k in range(len(parts), 0, -1):
             head, rest = ".".join(parts[:k]), parts[k:]
             if head in aliases:
                 name = ".".join([aliases[head], *rest])
-                break
-            if head in splits and rest:
-                target = next((t for t in splits[head] if rest[0] in _defined().get(t, ())),
-                              splits[head][0])
-                name = ".".join([target, *rest])
                 break
         else:
             return name
@@ -196,7 +161,7 @@ def _module_of(ref: str) -> str:
     """The module that defines ``ref`` (``ref`` itself when it is a module)."""
     parts = ref.split(".")
     for k in range(len(parts), 0, -1):
-        if ".".join(parts[:k]) in _defined():
+        if ".".join(parts[:k]) in _modules():
             return ".".join(parts[:k])
     return ref
 

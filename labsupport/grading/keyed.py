@@ -2,7 +2,7 @@
 the student's answer back as a plain value, and it is judged here, in the grader's own
 process — a process that never ran the student's code, the only one that reads the key
 (``exercises.answer_key``: ``grader/`` of the course, else the lab's). A check module
-whose content needs a key names it in ``KEY_FILE`` and judges with ``verdict(item,
+whose content needs a key names it in ``KEY_FILE`` and judges with ``wrong_answer(item,
 answer, key)`` (a message a student may read, or None when right).
 """
 from __future__ import annotations
@@ -45,4 +45,4 @@ class Keys:
         if key is None:
             return None, (f"the answer key {name}.json was not found in {self.folder}: "
                           "grade this item by hand")
-        return module.verdict(answer_id, answer, key), None
+        return module.wrong_answer(answer_id, answer, key), None

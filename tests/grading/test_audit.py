@@ -66,9 +66,10 @@ def test_honest_answers_are_not_flagged():
     ("from labsupport.exercises.ex02_knee import reference_sweep", "ex02_8", "the grader"),
     ("from labsupport.exercises.ex04 import _pool_ref as mean_pool", "ex04_1", "ex04_1"),
     ("from labsupport.exercises import fallback", "ex03_1", "ex03_1"),
-    ("from labsupport.moved import MOVED", "ex03_1", None),
+    ("from labsupport.batching import lesson", "ex02_2", None),            # given to students
     ("import labsupport\nB = labsupport.MicroBatcher", "ex02_3", "ex02_3"),
-    ("from labsupport.serving import app\nclass B(app.MicroBatcher): pass", "ex02_1", "subclasses"),
+    ("from labsupport.serving.api import service\nclass B(service.MicroBatcher): pass", "ex02_1",
+     "subclasses"),
     ("from labsupport.costs import ServiceModel\nf = ServiceModel.fit", "ex04_2", "ex04_2"),
     ("from labsupport.costs import ServiceModel\nf = ServiceModel(1.0, 2.0)", "ex04_2", None),
     ("from labsupport.decoder.kvmath import kv_bytes_per_token", "ex05_4", "ex05_4"),

@@ -153,7 +153,7 @@ def test_the_key_covers_every_item_and_accepts_the_solution():
     answers = _solution_answers()
     assert set(answers) == set(kc08.FORM)
     for item, answer in answers.items():
-        assert kc08.verdict(item, answer, key) is None, (item, answer)
+        assert kc08.wrong_answer(item, answer, key) is None, (item, answer)
 
 
 def test_answers_are_not_in_the_module_or_the_release():
