@@ -37,8 +37,6 @@ def capacity_per_s(service_ms: float) -> float:
     return 1000.0 / service_ms
 
 
-utilisation = offered_load  # the 0.1.0 name; metrics.utilisation is the *measured* busy share
-
 
 def mg1_wait_ms(rate_per_s: float, service_ms: float, cv2: float = 0.0) -> float:
     """Mean queueing wait (ms, service excluded) of M/G/1; ``inf`` when ρ ≥ 1."""
@@ -52,11 +50,6 @@ def mg1_wait_ms(rate_per_s: float, service_ms: float, cv2: float = 0.0) -> float
 def md1_wait_ms(rate_per_s: float, service_ms: float) -> float:
     """Mean wait of M/D/1 (every request takes exactly ``service_ms``)."""
     return mg1_wait_ms(rate_per_s, service_ms, 0.0)
-
-
-def mm1_wait_ms(rate_per_s: float, service_ms: float) -> float:
-    """Mean wait of M/M/1 (exponential service times): twice the M/D/1 wait."""
-    return mg1_wait_ms(rate_per_s, service_ms, 1.0)
 
 
 def mean_latency_ms(rate_per_s: float, service_ms: float, cv2: float = 0.0) -> float:

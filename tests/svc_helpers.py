@@ -6,6 +6,7 @@ import time
 import httpx
 import pytest
 
+from labsupport.costs import ServiceModel
 from labsupport.serving.ops.launcher import start_service
 
 # The fake model sleeps 40 ms + 5 ms per text, max_batch 4: capacity ≈ 67 texts/s, low
@@ -54,6 +55,6 @@ def refused(url: str) -> bool:
 def service():
     """A fake-model embedding service on 127.0.0.1 (a real uvicorn process) per module."""
     svc = start_service("fake", max_batch=MAX_BATCH, max_delay_ms=5.0, max_queue=MAX_QUEUE,
-                        fake_fixed_ms=FIXED_MS, fake_per_item_ms=PER_ITEM_MS, timeout_s=30)
+                        fake=ServiceModel(FIXED_MS, PER_ITEM_MS), timeout_s=30)
     yield svc
     svc.stop()

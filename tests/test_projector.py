@@ -81,7 +81,7 @@ def _explorer_figure(presenter: bool):
 
 def _rag_figure(presenter: bool):
     from labsupport.serving.demo.rag import RagPipeline
-    stub = SimpleNamespace(gateway_batches=[3, 5, 2, 8], max_batch=16,
+    stub = SimpleNamespace(gateway_batches=[3, 5, 2, 8], batch=SimpleNamespace(max_batch=16),
                            generator=SimpleNamespace(rows_per_step=[1, 2, 4, 3, 1]),
                            engine=SimpleNamespace(cfg=SimpleNamespace(max_seqs=8)))
     return RagPipeline.figure(stub)
@@ -98,10 +98,13 @@ def _replicas_figure(presenter: bool):
 
 def _peers_figure(presenter: bool):
     from labsupport.benches.peers.plot import figure
-    from labsupport.benches.peers.run import PeersConfig, config_json
-    peers = {n: {"saturation": {"fraction_of_ideal": f, "cpu": {"other_cores": 0.5}},
-                 "light": {"latency_ms": {"p50": p}, "cpu": {"other_cores": 0.4}}}
-             for n, f, p in (("lab_inprocess", 0.9, 5.6), ("pytriton", 0.4, 11.0))}
+    from labsupport.benches.peers.config import PeersConfig, config_json
+    cpu = {"other_cores": 0.5}
+    peers = {n: {"failed": 0, "saturation": {"fraction_of_ideal": f, "cpu": cpu},
+                 "slo": {"fraction_of_ideal": f / 2, "at_rate": {"cpu": cpu}},
+                 "light": {"latency_ms": {"p50": p}, "cpu": cpu}}
+             for n, f, p in (("lab_inprocess", 0.9, 5.6), ("lab_http", 0.5, 6.5),
+                             ("pytriton", 0.4, 11.0), ("ray_serve", 0.1, 10.6))}
     return figure({"config": config_json(PeersConfig()), "peers": peers, "cpus": 2,
                    "loadavg": [1.0, 1.0, 1.0]})
 

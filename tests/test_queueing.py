@@ -12,7 +12,7 @@ from labsupport import queueing as q
 def test_known_values():
     assert q.offered_load(50, 10) == pytest.approx(0.5)
     assert q.md1_wait_ms(50, 10) == pytest.approx(5.0)        # ρS / (2(1-ρ)) = 0.5·10/1
-    assert q.mm1_wait_ms(50, 10) == pytest.approx(10.0)
+    assert q.mg1_wait_ms(50, 10, cv2=1.0) == pytest.approx(10.0)    # M/M/1: twice M/D/1
     assert q.mg1_wait_ms(50, 10, cv2=0.5) == pytest.approx(7.5)
     assert q.mean_latency_ms(50, 10) == pytest.approx(15.0)
     assert q.capacity_per_s(8) == pytest.approx(125.0)
@@ -20,7 +20,7 @@ def test_known_values():
 
 def test_overload_is_infinite():
     assert math.isinf(q.md1_wait_ms(100, 10))
-    assert math.isinf(q.mm1_wait_ms(300, 10))
+    assert math.isinf(q.mg1_wait_ms(300, 10, cv2=1.0))
     curve = q.latency_curve([10, 50, 99, 100, 150], 10)
     assert np.all(np.diff(curve[:3]) > 0) and np.all(np.isinf(curve[3:]))
 

@@ -1,5 +1,5 @@
 """Which replica takes a request: three pickers, the same objects for the live router
-(``serving/ops/router.py``) and the replica simulator (``sim/replicas.py``).
+(``serving/ops/router.py``) and the replica simulator (``sim.simulator.simulate_replicas``).
 
 - ``round_robin``: the next replica in turn, whatever its load;
 - ``least_outstanding``: the replica with the fewest requests in flight (join the

@@ -1,6 +1,13 @@
 """The NVIDIA PyTriton peer of ``labsupport bench peers``: the lab's toy model (sleep
-a + b·n) bound to Triton with its dynamic batcher (``max_queue_delay_microseconds``,
-preferred batch sizes), on Triton's HTTP ``POST /v2/models/toy/infer`` (KServe v2).
+a + b·n) bound to Triton with its dynamic batcher, on Triton's HTTP
+``POST /v2/models/toy/infer`` (KServe v2). Tuned as Triton's docs recommend for
+throughput: the dynamic batcher with ``max_queue_delay_microseconds`` from
+``--max-delay-ms`` (the bench passes the window every system gets, 5 ms; measured here it
+did no worse than Triton's default of 0: ~1300 vs ~1060 req/s with 128 in flight, within
+the noise of a shared box), no preferred batch sizes ("for most models
+preferred_batch_size should not be specified"), one model instance (the toy model is one
+executor, as in every system here; a second instance would double the simulated
+hardware).
 
 Run with the PyTriton venv's python (``make peers`` → ``.peers/pytriton``, from
 ``requirements.txt`` beside this file; it pins numpy < 2) and ``PYTHONPATH`` at the
@@ -36,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms,
                     help="dynamic batcher max_queue_delay, in ms")
     ap.add_argument("--preferred", default="", help="preferred batch sizes, comma-separated "
-                    "(default: half and all of --max-batch)")
+                    "(default: none, as Triton's docs advise for most models: batches as "
+                    "large as the queue allows)")
     ap.add_argument("--fixed-ms", type=float, default=ServiceModel.fixed_ms)
     ap.add_argument("--per-item-ms", type=float, default=ServiceModel.per_item_ms)
     ap.add_argument("--ready-file", help="write READY <port> here once it serves")
@@ -48,8 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     from pytriton.triton import Triton, TritonConfig
 
     model = fake_model(ServiceModel(a.fixed_ms, a.per_item_ms), spin_ms=0.2)
-    preferred = ([int(x) for x in a.preferred.split(",")] if a.preferred
-                 else sorted({max(1, a.max_batch // 2), a.max_batch}))
+    preferred = [int(x) for x in a.preferred.split(",")] if a.preferred else None
 
     @batch
     def infer(x: np.ndarray):

@@ -21,34 +21,30 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, replace
 
-from labsupport.batching.config import BatchConfig
-from labsupport.batching.policies import POLICIES
+from labsupport.batching.config import BatchConfig, add_arguments, from_arguments
 from labsupport.costs import ServiceModel
 from labsupport.serving.api.encoders import FakeEncoder
 from labsupport.serving.api.service import EmbeddingService
 from labsupport.serving.net import HOST
 from labsupport.serving.ops import procs
 from labsupport.serving.ops.exporter import ray_max_ongoing
-from labsupport.validate import check_choice, check_float, check_int
+from labsupport.validate import check_float, check_int
 
 REPLICA_HEADER = "x-lab-replica"  # each answer names the replica (its pid) that served it
 
 
 @dataclass
 class RayDeployConfig:
-    """How many replicas, the knobs each replica's batcher runs, and the toy model (ms)."""
+    """How many replicas, the knobs each replica's batcher runs (``batch``: the lab's
+    ``BatchConfig``, its defaults included) and the toy model (``model``)."""
     replicas: int = 2             # fixed num_replicas (ignored when autoscale_max > 0)
     autoscale_min: int = 1        # autoscaling: fewest replicas kept
     autoscale_max: int = 0        # autoscaling: most replicas; 0 = fixed num_replicas
     target_ongoing: float = 32.0  # requests in flight per replica the autoscaler aims for (~1 full batch)
-    max_batch: int = 32           # each replica's MicroBatcher (the lab's default lesson knobs)
-    max_delay_ms: float = 5.0     # its wait cap (work-conserving: an idle replica never waits)
-    max_queue: int = 256          # texts waiting per replica before 429
-    policy: str = "work_conserving"
-    fixed_ms: float = 5.0         # toy model: a + b·n ms per batch, the lab's fake_model
-    per_item_ms: float = 0.2
+    batch: BatchConfig = field(default_factory=BatchConfig)
+    model: ServiceModel = field(default_factory=ServiceModel)  # each replica's FakeEncoder
     num_cpus: float = 0.0         # Ray CPUs reserved per replica (0: pack any number on 2 cores)
 
     def __post_init__(self):
@@ -57,26 +53,16 @@ class RayDeployConfig:
         if self.autoscale_max:
             check_int("autoscale_min", self.autoscale_min, 0, self.autoscale_max)
         check_float("target_ongoing", self.target_ongoing, 0.0, 10_000.0, lo_open=True)
-        BatchConfig(max_batch=self.max_batch, max_delay_ms=self.max_delay_ms,
-                    max_queue=self.max_queue)  # validates the batching knobs
-        check_choice("policy", self.policy, POLICIES)
-        check_float("fixed_ms", self.fixed_ms, 0.0, 10_000.0)
-        check_float("per_item_ms", self.per_item_ms, 0.0, 10_000.0)
         check_float("num_cpus", self.num_cpus, 0.0, 256.0)
-
-    def knobs(self) -> dict:
-        """The batching knobs: Ray's ``user_config`` (a redeploy changes every replica)."""
-        return {"max_batch": self.max_batch, "max_delay_ms": self.max_delay_ms,
-                "max_queue": self.max_queue, "policy": self.policy}
 
 
 def deployment_options(cfg: RayDeployConfig) -> dict:
     """``serve.deployment(**options)`` for ``cfg``: ``num_replicas`` or an autoscaling
     config; ``max_ongoing_requests`` ≥ 2 × max_batch (Ray's default of 5 would cap every
     replica's batches at 5 texts)."""
-    opts: dict = {"max_ongoing_requests": ray_max_ongoing(cfg.max_batch),
+    opts: dict = {"max_ongoing_requests": ray_max_ongoing(cfg.batch.max_batch),
                   "ray_actor_options": {"num_cpus": cfg.num_cpus},
-                  "user_config": cfg.knobs(), "health_check_period_s": 2}
+                  "user_config": cfg.batch.to_dict(), "health_check_period_s": 2}
     if cfg.autoscale_max:
         opts["autoscaling_config"] = {
             "min_replicas": cfg.autoscale_min, "max_replicas": cfg.autoscale_max,
@@ -89,13 +75,11 @@ def deployment_options(cfg: RayDeployConfig) -> dict:
 
 class LabReplica:
     """One Ray replica: the lab's ``EmbeddingService`` and FastAPI app (built in the replica
-    by ``__serve_build_asgi_app__``); ``reconfigure`` takes Ray's ``user_config``."""
+    by ``__serve_build_asgi_app__``); ``reconfigure`` takes Ray's ``user_config`` (the
+    ``BatchConfig`` as ``to_dict`` writes it)."""
 
-    def __init__(self, cfg: dict):
-        c = RayDeployConfig(**cfg)
-        self.svc = EmbeddingService(FakeEncoder(ServiceModel(c.fixed_ms, c.per_item_ms)),
-                                    BatchConfig(max_batch=c.max_batch, max_delay_ms=c.max_delay_ms,
-                                                max_queue=c.max_queue), c.policy)
+    def __init__(self, cfg: RayDeployConfig):
+        self.svc = EmbeddingService(FakeEncoder(cfg.model), replace(cfg.batch))
 
     async def reconfigure(self, knobs: dict) -> None:  # async: on the replica's own loop
         if knobs and knobs != self.svc.config():
@@ -104,14 +88,15 @@ class LabReplica:
     def __serve_build_asgi_app__(self):
         from labsupport.serving.api.app import make_app
         app = make_app(self.svc)
-        pid = str(os.getpid())
+        header = (REPLICA_HEADER.encode(), str(os.getpid()).encode())
 
-        @app.middleware("http")
-        async def name_the_replica(request, call_next):
-            response = await call_next(request)
-            response.headers[REPLICA_HEADER] = pid
-            return response
-        return app
+        async def name_the_replica(scope, receive, send):  # ASGI: one header on each answer
+            async def send_named(msg):
+                if msg["type"] == "http.response.start":
+                    msg = {**msg, "headers": [*msg.get("headers", ()), header]}
+                await send(msg)
+            await app(scope, receive, send_named if scope["type"] == "http" else send)
+        return name_the_replica
 
 
 def ray_main(cfg: RayDeployConfig, port: int, cpus: int, status_every_s: float = 0.0,
@@ -123,12 +108,12 @@ def ray_main(cfg: RayDeployConfig, port: int, cpus: int, status_every_s: float =
 
     import ray
     from ray import serve
-    stop = procs.stop_event(parent_pid)
     ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False,
              _node_ip_address=HOST, configure_logging=False)
     serve.start(http_options={"host": HOST, "port": port})
     dep = serve.deployment(name="lab", **deployment_options(cfg))(serve.ingress()(LabReplica))
-    serve.run(dep.bind(asdict(cfg)), name="lab", route_prefix="/")  # waits until healthy
+    serve.run(dep.bind(cfg), name="lab", route_prefix="/")  # waits until healthy
+    stop = procs.stop_event(parent_pid)  # after ray.init: ours replace Ray's signal handlers
     ready = f"READY {port} {_running(serve)} replicas {deployment_options(cfg)}"
     print(ready, flush=True)
     procs.write_ready(ready_file, ready)
@@ -155,10 +140,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="autoscaling_config between MIN and MAX replicas instead")
     ap.add_argument("--target-ongoing", type=float, default=d.target_ongoing,
                     help="autoscaling: requests in flight per replica to aim for")
-    for knob in ("max_batch", "max_delay_ms", "max_queue", "fixed_ms", "per_item_ms"):
-        ap.add_argument("--" + knob.replace("_", "-"), type=type(getattr(d, knob)),
-                        default=getattr(d, knob))
-    ap.add_argument("--policy", default=d.policy, choices=sorted(POLICIES))
+    add_arguments(ap, d.batch)  # each replica's BatchConfig: --max-batch … --policy
+    ap.add_argument("--fixed-ms", type=float, default=d.model.fixed_ms, help="toy model: ms per batch")
+    ap.add_argument("--per-item-ms", type=float, default=d.model.per_item_ms,
+                    help="toy model: ms per text")
     ap.add_argument("--cpus", type=int, default=os.cpu_count() or 2, help="ray.init num_cpus")
     ap.add_argument("--status-every", type=float, default=0.0,
                     help="print REPLICAS <running> t=<s> every this many seconds (0: never)")
@@ -167,12 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     try:
         lo, hi = (a.autoscale.split(":") if a.autoscale else ("1", "0"))
-        cfg = RayDeployConfig(a.replicas, int(lo), int(hi), a.target_ongoing, a.max_batch,
-                              a.max_delay_ms, a.max_queue, a.policy, a.fixed_ms, a.per_item_ms)
+        cfg = RayDeployConfig(a.replicas, int(lo), int(hi), a.target_ongoing, from_arguments(a),
+                              ServiceModel(a.fixed_ms, a.per_item_ms))
         check_int("port", a.port, 1, 65535)
     except ValueError as exc:
         msg = str(exc) if "must be" in str(exc) else f"--autoscale must be MIN:MAX, got {a.autoscale!r}"
-        print(f"ray_deploy: {msg}", file=sys.stderr)
+        print(f"peers/ray/deploy.py: {msg}", file=sys.stderr)
         return 2
     return ray_main(cfg, a.port, a.cpus, check_float("status_every", a.status_every, 0.0, 3600.0),
                     a.ready_file, a.parent_pid)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from labsupport import BatchConfig, MicroBatcher, ServiceModel, make_policy, simulate
-from labsupport.batching.adaptive import Adaptive, latest_start, should_dispatch
+from labsupport.batching.adaptive import Adaptive, dispatch_at, latest_start
 from labsupport.costs import fake_model
 from labsupport.sim.vclock import run
 from labsupport.traffic import Request, bursty
@@ -87,13 +87,12 @@ def test_online_refit_learns_the_machine():
         assert policy.service.cost(n, n) == pytest.approx(truth.cost(n), rel=1e-6)
 
 
-def test_should_dispatch_rule():
-    predict = TOY.cost
-    assert latest_start(0.0, 1, 50.0, predict, 0.2) == pytest.approx(44.6)
-    assert not should_dispatch(44.0, 0.0, 1, 8, 50.0, predict, 0.2)
-    assert should_dispatch(44.6, 0.0, 1, 8, 50.0, predict, 0.2)
-    assert should_dispatch(0.0, 0.0, 8, 8, 50.0, predict)    # full
-    assert should_dispatch(99.0, 0.0, 1, 8, 50.0, predict)   # late
+def test_dispatch_at_rule():
+    predict = lambda n: TOY.cost(n) + 0.2  # noqa: E731  (a 0.2 ms margin)
+    assert latest_start(0.0, 1, 50.0, predict) == pytest.approx(44.6)
+    assert dispatch_at(44.0, 0.0, 1, 8, 50.0, predict) == pytest.approx(44.6)  # waits
+    assert dispatch_at(0.0, 0.0, 8, 8, 50.0, TOY.cost) == 0.0    # full: now
+    assert dispatch_at(99.0, 0.0, 1, 8, 50.0, TOY.cost) == 99.0  # late: now
 
 
 @pytest.mark.parametrize("bad", [0, -5, 0.01, 60_001, float("nan"), "100", True])

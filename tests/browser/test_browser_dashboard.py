@@ -22,8 +22,9 @@ SETUP = """
 from labsupport.serving.ops.launcher import start_service
 from labsupport.serving.ops.steady import SteadyLoad
 from labsupport.serving.demo.dashboard import Dashboard
+from labsupport.costs import ServiceModel
 svc = start_service("fake", max_batch=8, max_delay_ms=5.0, max_queue=64,
-                    fake_fixed_ms=10.0, fake_per_item_ms=1.0)
+                    fake=ServiceModel(10.0, 1.0))
 load = SteadyLoad(svc.url, rate=20)
 dash = Dashboard(svc.url, interval_s=1.0, load=load)
 print("SERVICE", svc.url)

@@ -1,6 +1,6 @@
-"""Notebooks 01, 04 and 07 run headless while another process burns a CPU core, and every
-conclusion they state agrees with what they measured on that run (the cells emit each claim
-as machine-readable output, ``labsupport.notebook.claims.CLAIM_MIME``)."""
+"""Notebooks 01, 04, 05, 06 and 07 run headless while another process burns a CPU core, and
+every conclusion they state agrees with what they measured on that run (the cells emit each
+claim as machine-readable output, ``labsupport.notebook.claims.CLAIM_MIME``)."""
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +28,17 @@ CHECK = {
     "bucketing_beats_fifo": lambda e: e["bucketed_req_per_s"] >= e["fifo_req_per_s"],
     "real_knee_near_cap": lambda e: 0.5 * e["cap_ms"] <= e["knee_ms"] <= 1.5 * e["cap_ms"],
     "adaptive_busiest_step": lambda e: e["adaptive p99 ms"] <= e["fixed p99 ms"],
+    "cache_same_tokens": lambda e: e["first difference"] is None,
+    "no_cache_step_grows": lambda e: (e["growth without cache"] > 2.0
+                                      and e["growth without cache"] > 2.0 * e["growth with cache"]),
+    "long_context_stays_memory_bound": lambda e: all(
+        v is None for k, v in e.items() if k.endswith("at 4096")),
+    "gpu_on_demand_wins": lambda e: (e["tokens/s ratio"] >= 1.5
+                                     and e["reserve running"] < e["on_demand running"]),
+    "cpu_gain_smaller": lambda e: e["CPU ratio"] < e["GPU-shaped ratio"],
+    "cpu_steps_stretch": lambda e: (e["CPU ms/step"] > e["GPU ms/step"] and
+                                    e["CPU tokens/step"] / e["CPU ms/step"]
+                                    < e["GPU tokens/step"] / e["GPU ms/step"]),
     "demo_load_between_capacities":
     lambda e: e["max_batch_16_rps"] >= MIN_GAIN * e["max_batch_1_rps"],
     "one_per_pass_falls_behind": lambda e: e["p50_1_ms"] > 2 * e["p50_16_ms"] and
@@ -51,12 +62,17 @@ CHECK = {
 # it and explains the outcome either way; nor notebook 07's timing claims (the live service
 # shares the cores with its load generator and the hog), only its counting ones.
 MUST_HOLD = {"md1_matches_sim", "batching_cheaper", "window_waits_at_light_load",
+             "cache_same_tokens", "long_context_stays_memory_bound", "gpu_on_demand_wins",
              "overload_loses_nothing", "rag_prefix_cache_feeds_less"}
 EXPECTED = {"01_naive_queue": {"real_latency_grows_with_load", "md1_matches_sim"},
             "04_encoder_batcher": {"batching_cheaper", "bucketed_drains_faster",
                                    "window_waits_at_light_load", "bucketed_holds_slo_longer",
                                    "bucketing_beats_fifo", "real_knee_near_cap",
                                    "adaptive_busiest_step"},
+            "05_decode_basics": {"cache_same_tokens", "no_cache_step_grows",
+                                 "long_context_stays_memory_bound"},
+            "06_continuous_decoder": {"gpu_on_demand_wins", "cpu_gain_smaller",
+                                      "cpu_steps_stretch"},
             "07_live_demo": {"demo_load_between_capacities", "one_per_pass_falls_behind",
                              "window_adds_its_wait", "zero_window_goes_at_once",
                              "overload_loses_nothing", "overload_median_near_queue_bound",

@@ -1,12 +1,14 @@
 """The lab's service deployed on Ray Serve (issue 13, item 4): its options and bad input
 here; with ``make peers``, a real Ray Serve with 2 replicas answers the openai client and
 TEI bodies with the lab's vectors, both replicas serve, and it shuts down."""
+import asyncio
 import concurrent.futures as cf
 
 import httpx
 import numpy as np
 import pytest
 
+from labsupport.batching.config import BatchConfig
 from labsupport.benches.peers import venvs
 from labsupport.paths import REPO
 from labsupport.serving.api.encoders import FakeEncoder
@@ -26,7 +28,7 @@ rd = _load(REPO / "peers" / "ray" / "deploy.py")
 
 
 def test_fixed_replicas_or_an_autoscaling_config():
-    fixed = rd.deployment_options(rd.RayDeployConfig(replicas=3, max_batch=16))
+    fixed = rd.deployment_options(rd.RayDeployConfig(replicas=3, batch=BatchConfig(max_batch=16)))
     assert fixed["num_replicas"] == 3 and "autoscaling_config" not in fixed
     assert fixed["max_ongoing_requests"] == 32  # >= 2 x max_batch, not Ray's default 5
     assert fixed["user_config"]["max_batch"] == 16
@@ -38,10 +40,20 @@ def test_fixed_replicas_or_an_autoscaling_config():
                                           "upscale_delay_s": 3, "downscale_delay_s": 60}
 
 
+def test_each_replica_runs_the_whole_batch_config():
+    """The replica's service runs the deployment's BatchConfig, policy and SLO included, and
+    Ray's user_config is that config, so a redeploy reaches every replica's batcher."""
+    cfg = rd.RayDeployConfig(batch=BatchConfig(policy="adaptive", slo_p99_ms=40.0, max_batch=8))
+    replica = rd.LabReplica(cfg)
+    assert replica.svc.config() == cfg.batch.to_dict() == rd.deployment_options(cfg)["user_config"]
+    assert replica.svc.batcher.policy.name == "adaptive"
+    assert replica.svc.batcher.policy.cfg.slo_p99_ms == 40.0
+    asyncio.run(replica.reconfigure({**cfg.batch.to_dict(), "policy": "early"}))
+    assert replica.svc.batcher.policy.name == "early" and cfg.batch.policy == "adaptive"
+
+
 @pytest.mark.parametrize("kw, name", [({"replicas": 0}, "replicas"),
                                       ({"autoscale_max": 2, "autoscale_min": 3}, "autoscale_min"),
-                                      ({"max_batch": 0}, "max_batch"),
-                                      ({"policy": "fastest"}, "policy"),
                                       ({"target_ongoing": 0}, "target_ongoing")])
 def test_bad_input_names_the_parameter(kw, name):
     with pytest.raises(ValueError, match=name):
@@ -53,6 +65,11 @@ def test_cli_refuses_bad_input_before_starting_ray(capsys):
     assert "--autoscale must be MIN:MAX" in capsys.readouterr().err
     assert rd.main(["--replicas", "65"]) == 2
     assert "replicas" in capsys.readouterr().err
+    assert rd.main(["--max-batch", "0"]) == 2
+    assert "max_batch must be an integer in [1, 4096]" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        rd.main(["--policy", "fastest"])
+    assert "--policy: invalid choice: 'fastest'" in capsys.readouterr().err
 
 
 @pytest.mark.slow

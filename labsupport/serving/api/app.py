@@ -3,7 +3,8 @@
 
 Endpoints: ``POST /embed`` (TEI's ``{"inputs": …}`` or the lab's ``{"input": …}``,
 ``tei_api.py``); ``POST /v1/embeddings`` and ``GET /v1/models`` (OpenAI's,
-``openai_api.py``); all share the service's one ``MicroBatcher`` (``embed_core.py``);
+``openai_api.py``); all share the service's one ``MicroBatcher`` (``embed_core.py``), and
+the two embed routes are answered at the ASGI level (``asgi.py``);
 ``GET /metrics`` (Prometheus text format); ``GET|POST /config`` (the knobs, changed on the
 running service); ``GET /stats`` (JSON of the last few seconds, for the dashboard);
 ``GET /healthz``.
@@ -18,14 +19,16 @@ from contextlib import asynccontextmanager
 from starlette.requests import Request  # module level: FastAPI resolves handler annotations
 
 from . import openai_api, tei_api
+from .asgi import EmbedRoutes
 from .embed_core import BadInput, retry_headers
 from .encoders import model_name
 from .service import EmbeddingService, parse_config
 
 
-def make_app(svc: EmbeddingService):
-    """The FastAPI app around ``svc``: its batcher starts with the app and drains when the
-    app shuts down."""
+def make_app(svc: EmbeddingService) -> EmbedRoutes:
+    """The ASGI app around ``svc``: the embed routes (``asgi.EmbedRoutes``) in front of a
+    FastAPI app for the rest; the batcher starts with the app and drains when it shuts
+    down."""
     from fastapi import FastAPI
     from fastapi.responses import JSONResponse, Response
 
@@ -40,8 +43,7 @@ def make_app(svc: EmbeddingService):
         await svc.batcher.close(drain=True)
 
     app = FastAPI(title="labsupport embedding service", lifespan=lifespan)
-    app.include_router(tei_api.router(svc))     # POST /embed (TEI + lab)
-    app.include_router(openai_api.router(svc))  # POST /v1/embeddings, GET /v1/models
+    app.include_router(openai_api.router(svc))  # GET /v1/models
 
     @app.get("/metrics")
     async def metrics():
@@ -69,4 +71,7 @@ def make_app(svc: EmbeddingService):
                 "queue_depth": svc.batcher.queue_depth, "in_flight": svc.in_flight,
                 **svc.config()}
 
-    return app
+    # the embed routes are answered in front of FastAPI's per-request machinery (asgi.py)
+    return EmbedRoutes(app, {"/embed": tei_api.handler(svc),  # TEI + the lab's own
+                             "/v1/embeddings": openai_api.handler(svc)},
+                       limit=lambda: svc.limits.max_body_bytes)

@@ -1,7 +1,8 @@
 """The one embed path that every HTTP API of the service shares (the lab's own ``/embed``,
-TEI's ``/embed`` and OpenAI's ``/v1/embeddings``): read the body under a size limit,
-answer 429 before parsing when the queue is full, parse with the API's own parser, queue
-the texts on the service's single ``MicroBatcher`` and count the outcome.
+TEI's ``/embed`` and OpenAI's ``/v1/embeddings``): read the body under a size limit
+(``asgi.read_body``), answer 429 before parsing when the queue is full, parse with the
+API's own parser, queue the texts on the service's single ``MicroBatcher`` and count the
+outcome.
 
 Each API only parses its body and shapes its answers; a failure anywhere raises
 ``BadInput(message, status, param=…, kind=…)`` and the API turns it into its own error
@@ -12,9 +13,10 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from ...batching.runtime import BatcherClosed, QueueFull
+from ...validate import check_choice
 
 MINILM_IDS = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", "minilm")
 KINDS = ("invalid", "too_large", "empty", "not_found", "overloaded", "unavailable", "backend")
@@ -26,7 +28,8 @@ class BadInput(ValueError):
     def __init__(self, msg: str, status: int = 422, *, param: str | None = None,
                  kind: str = "invalid"):
         super().__init__(msg)
-        self.status, self.param, self.kind = status, param, kind  # param: the field at fault
+        self.status, self.param = status, param  # param: the field at fault
+        self.kind = check_choice("kind", kind, KINDS)  # what each API maps to its own error
 
 
 @dataclass
@@ -34,26 +37,6 @@ class Parsed:
     """A validated request: ``items`` = ``[(text, tokens), …]`` plus API options."""
     items: list[tuple[str, int]]
     opts: dict[str, Any] = field(default_factory=dict)
-
-
-async def read_body(request, limit: int) -> bytes:
-    """The request body, or ``BadInput`` 413 as soon as it is known to pass ``limit`` bytes
-    (from Content-Length, before reading anything; else while streaming)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise _too_big(int(declared), limit)
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _too_big(size, limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _too_big(size: int, limit: int) -> BadInput:
-    return BadInput(f"request body is {size} bytes; allowed at most {limit}", 413,
-                    kind="too_large")
 
 
 def load_json(body: bytes, example: str) -> Any:
@@ -130,13 +113,15 @@ def embedding_dim(model) -> int:
     return int(dim)
 
 
-async def run_embed(svc, request, parse: Callable[[bytes], Parsed]) -> tuple[Parsed, list, float]:
-    """Body → ``parse`` → the service's batcher. Returns ``(parsed, vectors, ms)``; raises
-    ``BadInput`` (with ``kind``) for every failure, already counted in the metrics."""
+async def run_embed(svc, read: Callable[[], Awaitable[bytes]],
+                    parse: Callable[[bytes], Parsed]) -> tuple[Parsed, list, float]:
+    """``read()`` (the body, ``asgi.read_body``) → ``parse`` → the service's batcher.
+    Returns ``(parsed, vectors, ms)``; raises ``BadInput`` (with ``kind``) for every
+    failure, already counted in the metrics."""
     t0 = time.perf_counter()
     q = svc.batcher
     try:
-        body = await read_body(request, svc.limits.max_body_bytes)
+        body = await read()
     except BadInput:
         svc.metrics.outcome("bad_input")
         raise

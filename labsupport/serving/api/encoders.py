@@ -20,17 +20,22 @@ class FakeEncoder:
         self.api_ids = ("fake",)  # the model names clients may ask for (OpenAI's "model")
         self.name = (f"fake({self.cost.fixed_ms:g} ms + {self.cost.per_item_ms:g} ms/item"
                      f" + {self.cost.per_token_ms:g} ms/token)")
+        k = np.arange(1, self.dim + 1)
+        self._freq, self._phase = 0.618034 * k, 1.3 * k * k  # distinct texts, distinct vectors
+        self._model = fake_model(self.cost, self._vectors, length=self.count_tokens, spin_ms=0.2)
 
     def count_tokens(self, text: str) -> int:
         return len(text.split()) + 2
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        return fake_model(self.cost, self._vectors, length=self.count_tokens, spin_ms=0.2)(texts)
+        return self._model(texts)
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
-        seeds = [sum(t.encode()) + 7 * len(t) for t in texts]
-        vecs = np.stack([np.random.default_rng(s).standard_normal(self.dim) for s in seeds]) \
-            if texts else np.zeros((0, self.dim))
+        """One unit vector per text, a function of the text alone (a hash of its bytes
+        spread over ``dim`` sines): a few µs per batch, where a seeded generator per text
+        took ~13 µs per text."""
+        seeds = np.array([sum(t.encode()) + 7 * len(t) for t in texts], dtype=float)
+        vecs = np.sin(np.outer(seeds, self._freq) + self._phase)
         return vecs / np.linalg.norm(vecs, axis=1, keepdims=True).clip(1e-12)
 
 

@@ -8,7 +8,8 @@ Response: ``{"object": "list", "data": [{"object": "embedding", "index": i, "emb
 …}], "model": …, "usage": {"prompt_tokens": …, "total_tokens": …}}``.
 Errors: ``{"error": {"message", "type", "param", "code"}}``; 400 invalid, 404 unknown
 model, 413 body too large, 429 queue full, 503 shutting down, 500 model failure.
-Every request goes through ``embed_core.run_embed`` (the service's one batcher).
+Every request goes through ``embed_core.run_embed`` (the service's one batcher), served at
+the ASGI level (``asgi.EmbedRoutes``).
 """
 from __future__ import annotations
 
@@ -17,8 +18,7 @@ import time
 
 import numpy as np
 
-from starlette.requests import Request  # module level: FastAPI resolves annotations
-
+from .asgi import Reply, json_reply
 from .embed_core import BadInput, Parsed, check_texts, embedding_dim, \
     load_json, model_ids, retry_headers, run_embed
 
@@ -80,9 +80,10 @@ def parse_openai(body: bytes, model, max_items: int) -> Parsed:
 
 
 def encode(vec: np.ndarray, fmt: str):
-    """One embedding as a list of floats or as base64 of little-endian float32 bytes."""
+    """One embedding as float32 numbers (a NumPy array: ``asgi.json_reply`` writes it as a
+    list) or as base64 of its little-endian float32 bytes."""
     v = np.asarray(vec, dtype="<f4")
-    return base64.b64encode(v.tobytes()).decode("ascii") if fmt == "base64" else v.tolist()
+    return base64.b64encode(v.tobytes()).decode("ascii") if fmt == "base64" else v
 
 
 def error_body(exc: BadInput) -> dict:
@@ -91,7 +92,8 @@ def error_body(exc: BadInput) -> dict:
 
 
 def router(svc):
-    """An ``APIRouter`` with ``POST /v1/embeddings`` and ``GET /v1/models`` for ``svc``."""
+    """An ``APIRouter`` with ``GET /v1/models`` for ``svc`` (``handler`` serves
+    ``POST /v1/embeddings``)."""
     from fastapi import APIRouter
     from fastapi.responses import JSONResponse
 
@@ -112,19 +114,23 @@ def router(svc):
             return JSONResponse(error_body(exc), status_code=404)
         return card(name)
 
-    @api.post("/v1/embeddings")
-    async def embeddings(request: Request):
-        parse = lambda body: parse_openai(body, svc.model, svc.limits.max_items)  # noqa: E731
-        try:
-            parsed, vecs, _ = await run_embed(svc, request, parse)
-        except BadInput as exc:
-            return JSONResponse(error_body(exc), status_code=exc.status,
-                                headers=retry_headers(exc.status))
-        fmt, tokens = parsed.opts["format"], sum(n for _, n in parsed.items)
-        return {"object": "list",
-                "data": [{"object": "embedding", "index": i, "embedding": encode(v, fmt)}
-                         for i, v in enumerate(vecs)],
-                "model": parsed.opts["model"],
-                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
-
     return api
+
+
+def handler(svc):
+    """The ``POST /v1/embeddings`` handler for ``svc``, an ``asgi`` embed route."""
+    parse = lambda body: parse_openai(body, svc.model, svc.limits.max_items)  # noqa: E731
+
+    async def embeddings(read) -> Reply:
+        try:
+            parsed, vecs, _ = await run_embed(svc, read, parse)
+        except BadInput as exc:
+            return json_reply(exc.status, error_body(exc), retry_headers(exc.status))
+        fmt, tokens = parsed.opts["format"], sum(n for _, n in parsed.items)
+        return json_reply(200, {
+            "object": "list",
+            "data": [{"object": "embedding", "index": i, "embedding": encode(v, fmt)}
+                     for i, v in enumerate(vecs)],
+            "model": parsed.opts["model"],
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
+    return embeddings

@@ -12,14 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ...batching.config import DEFAULT_POLICY, BatchConfig
-from ...batching.policies import POLICIES, make_policy
+from ...batching.config import KNOBS, BatchConfig
 from ...batching.runtime import MicroBatcher
-from ...validate import check_choice
 from .embed_core import BadInput
 from .stats import ServiceMetrics
-
-CONFIG_KNOBS = ("max_batch", "max_delay_ms", "max_queue", "policy")
 
 
 @dataclass
@@ -30,36 +26,29 @@ class Limits:
 
 
 def parse_config(body: bytes) -> dict[str, Any]:
-    """Validate a ``/config`` body into knobs (values checked later by ``BatchConfig``)."""
+    """A ``/config`` body as knobs (names of ``BatchConfig``'s fields; their values are
+    checked by ``BatchConfig`` when applied)."""
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadInput(f"body must be JSON like {{\"max_batch\": 16}}: {exc}", 400) from None
     if not isinstance(data, dict) or not data:
-        raise BadInput(f"body must be a JSON object with one or more of {list(CONFIG_KNOBS)}")
-    extra = set(data) - set(CONFIG_KNOBS)
+        raise BadInput(f"body must be a JSON object with one or more of {list(KNOBS)}")
+    extra = set(data) - set(KNOBS)
     if extra:
-        raise BadInput(f"unknown knob(s) {sorted(extra)}; allowed: {list(CONFIG_KNOBS)}")
-    if "policy" in data:
-        try:
-            check_choice("policy", data["policy"], POLICIES)
-        except ValueError as exc:
-            raise BadInput(str(exc)) from None
+        raise BadInput(f"unknown knob(s) {sorted(extra)}; allowed: {list(KNOBS)}")
     return data
 
 
 class EmbeddingService:
-    """The model behind a ``MicroBatcher``, plus metrics; the FastAPI app wraps this."""
+    """The model behind a ``MicroBatcher`` run by ``cfg`` (its policy, SLO and edges
+    included), plus metrics; the FastAPI app wraps this."""
 
-    def __init__(self, model, cfg: BatchConfig, policy: str = DEFAULT_POLICY,
-                 limits: Limits | None = None):
+    def __init__(self, model, cfg: BatchConfig | None = None, limits: Limits | None = None):
         self.model, self.limits = model, limits or Limits()
-        self.policy_name = check_choice("policy", policy, POLICIES)
         self.metrics = ServiceMetrics()
         self.in_flight = 0  # accepted embed requests not answered yet
-        self.batcher = MicroBatcher(self._infer, max_batch=cfg.max_batch,
-                                    max_delay_ms=cfg.max_delay_ms, max_queue=cfg.max_queue,
-                                    max_tokens=cfg.max_tokens, policy=policy)
+        self.batcher = MicroBatcher(self._infer, cfg or BatchConfig())
 
     def _infer(self, items: list[tuple[str, int, float]]) -> list:
         start = time.perf_counter()
@@ -73,35 +62,31 @@ class EmbeddingService:
         return list(np.asarray(vecs, dtype=float))
 
     def config(self) -> dict[str, Any]:
-        c = self.batcher.cfg
-        return {"max_batch": c.max_batch, "max_delay_ms": c.max_delay_ms,
-                "max_queue": c.max_queue, "policy": self.policy_name}
+        """The running ``BatchConfig`` as JSON values (``GET /config``)."""
+        return self.batcher.cfg.to_dict()
 
     def reconfigure(self, knobs: dict[str, Any]) -> dict[str, Any]:
-        knobs = dict(knobs)
-        policy = knobs.pop("policy", None)
+        """Apply ``knobs`` (any ``BatchConfig`` field) live; ``BadInput`` names a bad one."""
         try:
             self.batcher.reconfigure(**knobs)  # BatchConfig validates before changing
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             raise BadInput(str(exc)) from None
-        if policy is not None and policy != self.policy_name:
-            self.batcher.policy = make_policy(policy, self.batcher.cfg)
-            self.policy_name = policy
         self.metrics.config_changed()
         return self.config()
 
     async def embed(self, items: list[tuple[str, int]]) -> list:
-        """Queue every text; all or nothing: a full queue rejects the whole request."""
+        """Queue every text (one future each, no task); all or nothing: a full queue
+        rejects the whole request."""
+        await self.batcher.start()
         self.batcher.admit(len(items))
         now = time.perf_counter()
-        tasks = [asyncio.ensure_future(self.batcher.submit((t, n, now), length=n))
-                 for t, n in items]
+        futs = [self.batcher.enqueue((t, n, now), length=n) for t, n in items]
         self.in_flight += 1
         try:
-            return await asyncio.gather(*tasks)
+            return [await futs[0]] if len(futs) == 1 else await asyncio.gather(*futs)
         except BaseException:
-            for t in tasks:  # the request failed as a whole: drop its other texts
-                t.cancel()
+            for f in futs:  # the request failed as a whole: drop its other texts
+                f.cancel()
             raise
         finally:
             self.in_flight -= 1

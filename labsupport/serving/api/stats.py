@@ -34,8 +34,7 @@ class ServiceMetrics:
         self.registry = r = CollectorRegistry()  # one per service: tests run several
         self._requests = Counter("lab_requests", "HTTP embed requests by outcome.",
                                  ["outcome"], registry=r)
-        for k in OUTCOMES:
-            self._requests.labels(k)
+        self._by_outcome = {k: self._requests.labels(k) for k in OUTCOMES}
         self._texts = Counter("lab_texts_embedded", "Texts embedded.", registry=r)
         self._padded = Counter("lab_padded_tokens", "Tokens computed including padding.",
                                registry=r)
@@ -63,7 +62,7 @@ class ServiceMetrics:
         now = time.monotonic()
         with self._lock:
             self.outcomes[kind] += 1
-            self._requests.labels(kind).inc()
+            self._by_outcome[kind].inc()
             if kind == "ok":
                 self.texts_ok += n
                 self._texts.inc(n)

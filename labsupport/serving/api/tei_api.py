@@ -9,12 +9,14 @@
   ``{"embeddings": […], "tokens": […], "latency_ms": …}``; 400 malformed, 422 invalid,
   413 too long, 429 queue full. Its errors carry the same two fields.
 
-Both go through ``embed_core.run_embed``: one batcher, one queue-full rule.
+Both go through ``embed_core.run_embed``: one batcher, one queue-full rule; the route is
+served at the ASGI level (``asgi.EmbedRoutes``).
 """
 from __future__ import annotations
 
-from starlette.requests import Request  # module level: FastAPI resolves annotations
+import numpy as np
 
+from .asgi import Reply, json_reply
 from .embed_core import BadInput, Parsed, check_texts, load_json, retry_headers, run_embed
 
 TEI_FIELDS = {"inputs", "normalize", "truncate", "truncation_direction", "prompt_name"}
@@ -71,32 +73,27 @@ def parse_embed_body(body: bytes, model, max_items: int) -> Parsed:
     return parse_lab(data, model, max_items)
 
 
-def router(svc):
-    """An ``APIRouter`` with ``POST /embed`` for ``svc`` (an ``EmbeddingService``)."""
-    from fastapi import APIRouter
-    from fastapi.responses import JSONResponse
-
-    api = APIRouter()
-
-    @api.post("/embed")
-    async def embed(request: Request):
+def handler(svc):
+    """The ``POST /embed`` handler for ``svc`` (an ``EmbeddingService``), an ``asgi``
+    embed route."""
+    async def embed(read) -> Reply:
         seen: list[Parsed] = []
 
         def parse(body: bytes) -> Parsed:
             seen.append(parse_embed_body(body, svc.model, svc.limits.max_items))
             return seen[0]
         try:
-            parsed, vecs, ms = await run_embed(svc, request, parse)
+            parsed, vecs, ms = await run_embed(svc, read, parse)
         except BadInput as exc:
             lab = bool(seen) and seen[0].opts["api"] == "lab"
             status = exc.status if lab else TEI_STATUS.get(exc.status, exc.status)
             body = {"error": str(exc), "error_type": TEI_TYPES.get(exc.kind, "validation")}
             if exc.status == 429:
                 body["queue_depth"] = svc.batcher.queue_depth
-            return JSONResponse(body, status_code=status, headers=retry_headers(status))
+            return json_reply(status, body, retry_headers(status))
         if parsed.opts["api"] == "tei":
-            return [v.astype(float).round(7).tolist() for v in vecs]
-        return {"embeddings": [v.round(6).tolist() for v in vecs],
-                "tokens": [n for _, n in parsed.items], "latency_ms": round(ms, 3)}
-
-    return api
+            return json_reply(200, np.stack(vecs).round(7))
+        return json_reply(200, {"embeddings": np.stack(vecs).round(6),
+                                "tokens": [n for _, n in parsed.items],
+                                "latency_ms": round(ms, 3)})
+    return embed

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...metrics import percentiles
+from ...batching.config import BatchConfig
 from ...projector import drawing
 from ...batching.runtime import MicroBatcher
 from ...validate import check_float, check_int
@@ -160,11 +161,11 @@ class RagPipeline:
 
     ``encoder``: anything with ``embed(list[str])`` and ``tokenizer`` (default: MiniLM via
     ``labsupport.encoder.load_encoder``); ``engine``: a ``labsupport.decoder.Engine``
-    (default: tiny GPT-2, ``max_seqs`` sequences)."""
+    (default: tiny GPT-2, ``max_seqs`` sequences); ``batch``: the gateway's ``BatchConfig``."""
     encoder: object = None
     engine: object = None
-    max_batch: int = 16          # gateway: questions per encoder call
-    max_delay_ms: float = 5.0    # gateway: how long the oldest question may wait
+    # gateway: 16 questions per encoder call (a classroom's burst), the lab's default policy
+    batch: BatchConfig = field(default_factory=lambda: BatchConfig(max_batch=16))
     max_seqs: int = 8            # generator: sequences decoded together
     top_k: int = 2
     prefix_caching: bool = True  # generator: every prompt shares SYSTEM_PROMPT's KV blocks
@@ -213,8 +214,7 @@ class RagPipeline:
     async def answer(self, question: str, max_new_tokens: int = 16) -> Answer:
         t0 = time.perf_counter()
         if self.gateway is None:
-            self.gateway = MicroBatcher(self._embed, max_batch=self.max_batch,
-                                        max_delay_ms=self.max_delay_ms, policy="work_conserving")
+            self.gateway = MicroBatcher(self._embed, self.batch)
         vec = await self.gateway.submit(question)
         t1 = time.perf_counter()
         doc_ids = self.retrieve(vec)
@@ -253,7 +253,8 @@ class RagPipeline:
         out = {"gateway": {"kind": "micro-batcher (request-level)", "batches": int(len(g)),
                            "mean_batch": float(g.mean()) if len(g) else 0.0,
                            "max_batch_seen": int(g.max()) if len(g) else 0,
-                           "max_batch": self.max_batch, "max_delay_ms": self.max_delay_ms},
+                           "max_batch": self.batch.max_batch,
+                           "max_delay_ms": self.batch.max_delay_ms},
                "generator": self.generator.stats()}
         if answers:
             out["gateway"].update({f"embed_{k}_ms": v for k, v in percentiles(
@@ -277,7 +278,7 @@ class RagPipeline:
             fig = st.figure(4.6)
             a, b = fig.subplots(1, 2)
             a.bar(range(len(self.gateway_batches)), self.gateway_batches, color="C0")
-            a.axhline(self.max_batch, color="grey", ls="--", label="max_batch")
+            a.axhline(self.batch.max_batch, color="grey", ls="--", label="max_batch")
             a.set(title="gateway: questions per encoder call", xlabel="encoder call",
                   ylabel="batch size")
             a.legend(loc="upper right")

@@ -1,10 +1,13 @@
 """Notebook 07's replicas section: M/G/c theory against the replica simulator, a small
 delay against going at once, and the tail latency of each routing choice under bursts.
 
-Every function runs the virtual-clock replica simulator (``sim/replicas.py``) and returns rows (dicts)
-that the notebook prints and plots. Times are ms; rates are requests per second.
+Every function runs the virtual-clock replica simulator (``sim.simulate_replicas``) and
+returns rows (dicts) that the notebook prints and plots. Times are ms; rates are requests
+per second.
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -12,13 +15,13 @@ from ...batching.routing import ROUTINGS
 from ...costs import ServiceModel
 from ...projector import drawing
 from ...queueing import mgc_wait_ms
-from ...sim.replicas import simulate_replicas
+from ...sim.simulator import simulate_replicas
 from ...traffic import bursty, poisson
 
 # one request per batch, 4 ms + 0.05 ms per token: service time varies with the length
 THEORY_SERVICE = ServiceModel(fixed_ms=4.0, per_item_ms=0.0, per_token_ms=0.05)
 THEORY_LENGTHS = np.array([8, 16, 24, 32, 48, 64, 96, 128, 192, 256])  # tokens, drawn uniformly
-BATCH_SERVICE = ServiceModel(fixed_ms=5.0, per_item_ms=0.2)  # the lab's toy model
+BATCH_SERVICE = ServiceModel()  # the lab's toy model
 
 
 def service_moments(service: ServiceModel = THEORY_SERVICE, lengths=THEORY_LENGTHS):
@@ -39,11 +42,9 @@ def theory_vs_sim(servers=(1, 2, 4), loads=(0.5, 0.7, 0.85), n: int = 6000,
             row = {"replicas": c, "load": rho, "rate_per_s": round(rate, 1),
                    "theory_wait_ms": mgc_wait_ms(rate, mean_s, c, cv2)}
             for routing in ROUTINGS:
-                out = simulate_replicas(traffic, c, routing, max_batch=1,
+                res = simulate_replicas(traffic, c, routing, max_batch=1,
                                         service=THEORY_SERVICE, seed=seed)
-                service = np.array([THEORY_SERVICE.cost(1, r.length) for r in
-                                    sorted(traffic, key=lambda r: r.arrival)])
-                row[f"{routing}_wait_ms"] = float(np.mean(out["latency"] - service))
+                row[f"{routing}_wait_ms"] = float(np.mean(res.start - res.arrival))
             rows.append(row)
     return rows
 
@@ -58,26 +59,25 @@ def delay_sweep(replicas: int = 4, rates=(800, 1600, 2400), delays=(0.0, 1.0, 2.
         traffic = bursty(rate, n, burstiness=burstiness, period_ms=300.0, seed=seed)
         for d in delays:
             policy = "work_conserving" if d == 0 else "early"
-            out = simulate_replicas(traffic, replicas, routing, policy=policy,
+            res = simulate_replicas(traffic, replicas, routing, policy=policy,
                                     service=BATCH_SERVICE, max_batch=32, max_delay_ms=d or 1.0)
-            lat = out["latency"]
+            lat = res.latency
             rows.append({"rate_per_s": rate, "delay_ms": d, "p50_ms": float(np.percentile(lat, 50)),
                          "p99_ms": float(np.percentile(lat, 99)),
-                         "mean_batch": float(out["batch_size"].mean())})
+                         "mean_batch": float(res.batch_size.mean())})
     return rows
 
 
 def routing_tails(replicas: int = 4, rate: float = 400.0, burstiness: float = 3.0,
                   n: int = 8000, seed: int = 5) -> list[dict]:
     """Each routing choice under bursty traffic of mixed lengths (padded-token cost)."""
-    service = ServiceModel(fixed_ms=5.0, per_item_ms=0.2, per_token_ms=0.01)
+    service = replace(BATCH_SERVICE, per_token_ms=0.01)  # the toy model, paying for padding
     traffic = bursty(rate, n, burstiness=burstiness, period_ms=300.0, seed=seed,
                      lengths=THEORY_LENGTHS)
     rows = []
     for routing in ROUTINGS:
-        out = simulate_replicas(traffic, replicas, routing, service=service, max_batch=32,
-                                max_delay_ms=2.0, seed=seed)
-        lat = out["latency"]
+        lat = simulate_replicas(traffic, replicas, routing, service=service, max_batch=32,
+                                max_delay_ms=2.0, seed=seed).latency
         rows.append({"routing": routing, "p50_ms": float(np.percentile(lat, 50)),
                      "p99_ms": float(np.percentile(lat, 99)),
                      "p999_ms": float(np.percentile(lat, 99.9))})

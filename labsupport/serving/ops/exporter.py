@@ -1,6 +1,7 @@
 """``labsupport export``: the lab's knobs as production configuration.
 
-The same two numbers — ``max_batch`` and ``max_delay_ms`` — become a Triton model-config
+The same ``BatchConfig`` — ``max_batch``, ``max_delay_ms``, ``max_queue`` and the policy that
+says what the delay is (``DELAY_MEANING``) — becomes a Triton model-config
 ``dynamic_batching`` block, a TF Serving batching parameters file and a Ray Serve
 ``@serve.batch`` decorator. Same numbers, not the same behaviour: ``TABLE`` says when each
 system starts the wait clock and what a lone request on an idle server does (facts read
@@ -12,76 +13,61 @@ import argparse
 import json
 import math
 import sys
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ...batching.config import DELAY_HELP, BatchConfig
-from ...batching.policies import POLICIES
-from ...validate import check_choice, check_int
+from ...batching.config import (DELAY_MEANING, BatchConfig, add_arguments, delay_is_a_wait,
+                                from_arguments)
+from ...validate import check_int
 
 SYSTEMS = ("triton", "tf_serving", "ray_serve")
 
 
-@dataclass(frozen=True)
-class Knobs:
-    """What gets exported. ``max_queue`` (texts allowed to wait) maps to each system's
-    overload control; ``preferred`` to Triton's preferred batch sizes (optional);
-    ``policy`` says what ``max_delay_ms`` means in the lab (see ``delay_us``)."""
-    max_batch: int = BatchConfig.max_batch
-    max_delay_ms: float = BatchConfig.max_delay_ms
-    max_queue: int = BatchConfig.max_queue
-    preferred: tuple[int, ...] = ()
-    policy: str = "window"
-
-    def __post_init__(self):
-        BatchConfig(max_batch=self.max_batch, max_delay_ms=self.max_delay_ms,
-                    max_queue=self.max_queue)  # the lab's own validation and ranges
-        for p in self.preferred:
-            check_int("preferred batch size", p, 1, self.max_batch)
-        check_choice("policy", self.policy, POLICIES)
-
-    @property
-    def delay_us(self) -> int:
-        """The exported wait (µs). Triton's, TF Serving's and Ray Serve's delay is a window:
-        a lone request on an idle server waits it in full. In the lab's work-conserving and
-        bucketed policies ``max_delay_ms`` is no wait at all (only a bound on how long a
-        batch may grow while the model is busy, or an ageing threshold), so exporting it as
-        a window would make every lone request wait: those policies export 0, the setting
-        closest to "idle → go now" (the busy-time growth comes from the queue itself)."""
-        if self.policy in ("work_conserving", "bucketed", "naive"):
-            return 0
-        return int(round(self.max_delay_ms * 1000))
+def delay_us(cfg: BatchConfig) -> int:
+    """The exported wait (µs). Triton's, TF Serving's and Ray Serve's delay is a window: a
+    lone request on an idle server waits it in full. Where the lab's ``max_delay_ms`` is no
+    wait (``DELAY_MEANING``: unused, or an ageing threshold, as for ``work_conserving``,
+    ``bucketed`` and ``adaptive``), exporting it as a window would make every lone request
+    wait: those policies export 0, the setting closest to "idle → go now" (the busy-time
+    growth comes from the queue itself)."""
+    return int(round(cfg.max_delay_ms * 1000)) if delay_is_a_wait(cfg.policy) else 0
 
 
-def _why(k: Knobs, mark: str) -> str:
+def check_preferred(cfg: BatchConfig, preferred) -> tuple[int, ...]:
+    """Triton's preferred / TF Serving's allowed batch sizes: each in [1, max_batch]."""
+    return tuple(check_int("preferred batch size", p, 1, cfg.max_batch) for p in preferred)
+
+
+def _why(cfg: BatchConfig, mark: str) -> str:
     """A trailing comment when the exported delay is 0 although ``max_delay_ms`` is not."""
-    if k.delay_us == 0 and k.max_delay_ms > 0:
-        return (f"  {mark} 0, not {k.max_delay_ms:g} ms: the lab's {k.policy} policy never "
-                f"makes a lone request wait; a delay here would make every lone request on "
-                f"an idle server wait it in full.")
+    if delay_us(cfg) == 0 and cfg.max_delay_ms > 0:
+        return (f"  {mark} 0, not {cfg.max_delay_ms:g} ms: under the lab's {cfg.policy} "
+                f"policy max_delay_ms is {DELAY_MEANING[cfg.policy].split(':')[0]}; a delay "
+                f"here would make every lone request on an idle server wait it in full.")
     return ""
 
 
-def triton(k: Knobs, name: str = "minilm") -> str:
+def triton(cfg: BatchConfig, name: str = "minilm", preferred=()) -> str:
     """A Triton ``config.pbtxt`` (the batching part; inputs/outputs omitted)."""
-    pref = f"\n  preferred_batch_size: [ {', '.join(map(str, k.preferred))} ]" if k.preferred else ""
-    return (f'name: "{name}"\nmax_batch_size: {k.max_batch}\n'
+    pref = check_preferred(cfg, preferred)
+    pref = f"\n  preferred_batch_size: [ {', '.join(map(str, pref))} ]" if pref else ""
+    return (f'name: "{name}"\nmax_batch_size: {cfg.max_batch}\n'
             f"dynamic_batching {{{pref}\n"
-            f"  max_queue_delay_microseconds: {k.delay_us}{_why(k, '#')}\n"
+            f"  max_queue_delay_microseconds: {delay_us(cfg)}{_why(cfg, '#')}\n"
             f"  default_queue_policy {{\n"
-            f"    max_queue_size: {k.max_queue}\n"
+            f"    max_queue_size: {cfg.max_queue}\n"
             f"    timeout_action: REJECT\n"
             f"  }}\n}}\n")
 
 
-def tf_serving(k: Knobs, threads: int = 1) -> str:
+def tf_serving(cfg: BatchConfig, preferred=(), threads: int = 1) -> str:
     """A TF Serving ``--batching_parameters_file`` (text protobuf)."""
-    batches = max(1, math.ceil(k.max_queue / k.max_batch))
-    allowed = "".join(f"allowed_batch_sizes: {p}\n" for p in sorted(set(k.preferred) |
-                                                                     {k.max_batch})) \
-        if k.preferred else ""
-    return (f"max_batch_size {{ value: {k.max_batch} }}\n"
-            f"batch_timeout_micros {{ value: {k.delay_us} }}{_why(k, '#')}\n"
+    pref = check_preferred(cfg, preferred)
+    batches = max(1, math.ceil(cfg.max_queue / cfg.max_batch))
+    allowed = "".join(f"allowed_batch_sizes: {p}\n" for p in sorted(set(pref) |
+                                                                     {cfg.max_batch})) \
+        if pref else ""
+    return (f"max_batch_size {{ value: {cfg.max_batch} }}\n"
+            f"batch_timeout_micros {{ value: {delay_us(cfg)} }}{_why(cfg, '#')}\n"
             f"max_enqueued_batches {{ value: {batches} }}\n"
             f"num_batch_threads {{ value: {threads} }}\n{allowed}")
 
@@ -92,19 +78,20 @@ def ray_max_ongoing(max_batch: int) -> int:
     return max(2 * max_batch, 5)
 
 
-def ray_serve(k: Knobs) -> str:
+def ray_serve(cfg: BatchConfig) -> str:
     """The Ray Serve deployment and ``@serve.batch`` lines."""
-    return (f"@serve.deployment(max_ongoing_requests={ray_max_ongoing(k.max_batch)})"
+    return (f"@serve.deployment(max_ongoing_requests={ray_max_ongoing(cfg.max_batch)})"
             f"  # Ray's default of 5 would cap every batch at 5 requests.\n"
             f"class Embedder:\n"
-            f"    @serve.batch(max_batch_size={k.max_batch}, "
-            f"batch_wait_timeout_s={k.delay_us / 1e6:g}){_why(k, '#')}\n"
+            f"    @serve.batch(max_batch_size={cfg.max_batch}, "
+            f"batch_wait_timeout_s={delay_us(cfg) / 1e6:g}){_why(cfg, '#')}\n"
             f"    async def __call__(self, texts: list[str]) -> list[list[float]]: ...\n")
 
 
-def export(knobs: Knobs, name: str = "minilm") -> dict[str, str]:
-    return {"triton": triton(knobs, name), "tf_serving": tf_serving(knobs),
-            "ray_serve": ray_serve(knobs)}
+def export(cfg: BatchConfig, name: str = "minilm", preferred=()) -> dict[str, str]:
+    """Every system's text for ``cfg``: ``{"triton": …, "tf_serving": …, "ray_serve": …}``."""
+    return {"triton": triton(cfg, name, preferred), "tf_serving": tf_serving(cfg, preferred),
+            "ray_serve": ray_serve(cfg)}
 
 
 FILENAMES = {"triton": "config.pbtxt", "tf_serving": "batching_parameters.txt",
@@ -149,22 +136,15 @@ def table_text() -> str:
     return "\n".join([line({c: c for c in cols})] + [line(r) for r in TABLE])
 
 
-def knobs_from_service(url: str) -> Knobs:
-    """Read the knobs of a running ``labsupport serve`` (loopback only)."""
+def config_from_service(url: str) -> BatchConfig:
+    """The ``BatchConfig`` a running ``labsupport serve`` runs (loopback only)."""
     from ..net import get_config
-    cfg = get_config(url)
-    return Knobs(cfg["max_batch"], cfg["max_delay_ms"], cfg["max_queue"],
-                 policy=cfg.get("policy", "window"))
+    return BatchConfig(**get_config(url))
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="labsupport export", description=__doc__.split("\n\n")[0])
-    p.add_argument("--max-batch", type=int, default=Knobs.max_batch)
-    p.add_argument("--max-delay-ms", type=float, default=Knobs.max_delay_ms, help=DELAY_HELP)
-    p.add_argument("--max-queue", type=int, default=Knobs.max_queue)
-    p.add_argument("--policy", choices=POLICIES, default=Knobs.policy,
-                   help="the lab policy the knobs come from (work_conserving/bucketed export "
-                        "delay 0)")
+    add_arguments(p)  # the knobs, the policy included: it says what max_delay_ms is
     p.add_argument("--preferred", type=int, nargs="*", default=[],
                    help="Triton preferred / TF Serving allowed batch sizes")
     p.add_argument("--from-url", help="take the knobs from a running service (loopback)")
@@ -179,20 +159,20 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        knobs = knobs_from_service(args.from_url) if args.from_url else Knobs(
-            args.max_batch, args.max_delay_ms, args.max_queue, tuple(args.preferred),
-            args.policy)
+        cfg = config_from_service(args.from_url) if args.from_url else from_arguments(args)
+        out = {s: v for s, v in export(cfg, args.name, args.preferred).items()
+               if s in (args.system or SYSTEMS)}
     except ValueError as exc:
         print(f"labsupport export: {exc}", file=sys.stderr)
         return 2
-    out = {s: v for s, v in export(knobs, args.name).items() if s in (args.system or SYSTEMS)}
     if args.out:
         folder = Path(args.out)
         folder.mkdir(parents=True, exist_ok=True)
         for s, text in out.items():
             (folder / FILENAMES[s]).write_text(text)
     if args.json:
-        print(json.dumps({"knobs": asdict(knobs), "configs": out, "table": TABLE}, indent=1))
+        print(json.dumps({"config": cfg.to_dict(), "preferred": args.preferred,
+                          "configs": out, "table": TABLE}, indent=1))
         return 0
     for s, text in out.items():
         print(f"# ---- {s} ({FILENAMES[s]}) ----\n{text}")

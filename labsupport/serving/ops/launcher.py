@@ -17,19 +17,20 @@ import subprocess
 import tempfile
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ...batching.config import DEFAULT_POLICY, BatchConfig
+from ...batching.config import BatchConfig, to_argv
 from ...costs import ServiceModel
 from ...validate import check_choice, check_float, check_int
 from ..api.stats import parse_prometheus
 from ..net import check_loopback, post_config
 from . import procs
 from .loadgen import MAX_DURATION_S, MAX_REQUESTS, text_of
+from .serve import fake_argv
 
 
 class ServiceHandle:
@@ -107,20 +108,17 @@ class ServiceHandle:
         return f"ServiceHandle({self.url}, pid={self.proc.pid}, running={self.running})"
 
 
-def start_service(model: str = "fake", *, max_batch: int = BatchConfig.max_batch,
-                  max_delay_ms: float = BatchConfig.max_delay_ms,
-                  max_queue: int = BatchConfig.max_queue, policy: str = DEFAULT_POLICY,
-                  fake_fixed_ms: float = ServiceModel.fixed_ms,
-                  fake_per_item_ms: float = ServiceModel.per_item_ms,
-                  timeout_s: float = 60.0) -> ServiceHandle:
-    """Start ``labsupport serve`` on a free 127.0.0.1 port in a child process."""
-    BatchConfig(max_batch=max_batch, max_delay_ms=max_delay_ms, max_queue=max_queue)
+def start_service(model: str = "fake", config: BatchConfig | None = None, *,
+                  fake: ServiceModel | None = None, timeout_s: float = 60.0,
+                  **knobs) -> ServiceHandle:
+    """Start ``labsupport serve`` on a free 127.0.0.1 port in a child process, run by
+    ``config`` and/or ``knobs`` (``max_batch=16``, ``policy="adaptive"``, …: checked here,
+    before anything starts); ``fake``: the fake model's cost (default: the toy model)."""
+    cfg = replace(config or BatchConfig(), **knobs)
     check_choice("model", model, ("fake", "minilm"))
     tmp = Path(tempfile.mkdtemp(prefix="labsupport-serve-"))
-    argv = ["serve", "--port", "0", "--model", model, "--max-batch", str(max_batch),
-            "--max-delay-ms", str(max_delay_ms), "--max-queue", str(max_queue),
-            "--policy", policy, "--fake-fixed-ms", str(fake_fixed_ms),
-            "--fake-per-item-ms", str(fake_per_item_ms), "--ready-file", str(tmp / "ready")]
+    argv = ["serve", "--port", "0", "--model", model, *to_argv(cfg),
+            *fake_argv(fake or ServiceModel()), "--ready-file", str(tmp / "ready")]
     proc, url = procs.start(procs.lab_command(*argv), tmp / "ready", tmp / "serve.log",
                             timeout_s, "labsupport serve")
     return ServiceHandle(proc, url, tmp / "serve.log")

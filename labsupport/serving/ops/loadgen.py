@@ -12,9 +12,9 @@ import argparse
 import asyncio
 import json
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Callable
-from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -22,6 +22,8 @@ from ...metrics import percentiles
 from ...traffic import Request, bursty, load_trace, poisson, replay
 from ...validate import check_choice, check_float, check_int
 from ..net import check_loopback
+from .http_client import HttpClient
+from .pacing import pace
 from .procs import until_parent_gone
 
 PATTERNS = ("poisson", "bursty", "trace")
@@ -84,95 +86,13 @@ class LoadResult:
                 "not_sent": self.not_sent, "wall_s": round(self.wall_s, 3),
                 "throughput_rps": round(ok.sum() / self.wall_s, 2) if self.wall_s else 0.0,
                 "latency_ms": pct(ok), "rejection_latency_ms": pct(rej),
-                "max_send_lag_ms": round(max(self.lag_ms, default=0.0), 3)}
+                "median_send_lag_ms": round(float(np.median(self.lag_ms)), 3) if self.lag_ms
+                else 0.0, "max_send_lag_ms": round(max(self.lag_ms, default=0.0), 3)}
 
 
-class HttpClient:
-    """A lean HTTP/1.1 client on asyncio streams with a keep-alive pool: on 2 cores a
-    general-purpose client spends more CPU per request than the server it is testing."""
-
-    def __init__(self, url: str, timeout_s: float = 30.0):
-        parts = urlsplit(check_loopback(url))
-        self.host, self.port = parts.hostname, parts.port or 80
-        self.timeout_s = timeout_s
-        self._idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
-
-    async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
-        """``(status, body)``; a stale pooled connection is retried once on a fresh one."""
-        for attempt in (0, 1):
-            fresh = attempt == 1 or not self._idle  # the pool may be all stale after a pause
-            conn = await asyncio.wait_for(asyncio.open_connection(self.host, self.port),
-                                          self.timeout_s) if fresh else self._idle.pop()
-            try:
-                return await asyncio.wait_for(self._exchange(conn, method, path, body),
-                                              self.timeout_s)
-            except (ConnectionError, asyncio.IncompleteReadError, _Stale):
-                conn[1].close()
-                if fresh:
-                    raise ConnectionError(f"connection to {self.host}:{self.port} lost")
-            except BaseException:
-                conn[1].close()
-                raise
-        raise AssertionError("unreachable")
-
-    async def _exchange(self, conn, method, path, body) -> tuple[int, bytes]:
-        reader, writer = conn
-        writer.write(f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
-                     f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-                     f"\r\n".encode() + body)
-        await writer.drain()
-        status_line = await reader.readline()
-        if not status_line:
-            raise _Stale()
-        status = int(status_line.split()[1])
-        length, close, chunked = 0, False, False
-        while (line := await reader.readline()) not in (b"\r\n", b""):
-            name, _, value = line.decode("latin-1").partition(":")
-            name, value = name.strip().lower(), value.strip().lower()
-            if name == "content-length":
-                length = int(value)
-            elif name == "connection" and value == "close":
-                close = True
-            elif name == "transfer-encoding" and value == "chunked":
-                chunked = True  # e.g. Ray Serve's proxy streams every response
-        data = await (_read_chunked(reader) if chunked else reader.readexactly(length))
-        if close:
-            writer.close()
-        else:
-            self._idle.append(conn)
-        return status, data
-
-    async def aclose(self) -> None:
-        while self._idle:
-            self._idle.pop()[1].close()
-
-
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-    """A ``Transfer-Encoding: chunked`` body: hex size line, data, CRLF; size 0 ends it."""
-    parts = []
-    while (size := int((await reader.readline()).split(b";")[0], 16)):
-        parts.append(await reader.readexactly(size + 2))
-    while (await reader.readline()) not in (b"\r\n", b""):
-        pass  # trailers
-    return b"".join(p[:-2] for p in parts)
-
-
-class _Stale(ConnectionError):
-    """The server had closed a pooled keep-alive connection."""
-
-
-SPIN_S = 0.0015  # epoll rounds a timer up to the next ms: the last 1.5 ms are yielded away
-
-
-async def sleep_until(when: float) -> None:
-    """Wait until loop time ``when``. A plain ``asyncio.sleep`` wakes up to 1 ms late,
-    which a scheduled-send clock would charge to the server: a wait over ``SPIN_S`` yields
-    its last ``SPIN_S`` to the loop instead; shorter ones (high rates) just sleep."""
-    loop = asyncio.get_running_loop()
-    delay = when - loop.time()
-    await asyncio.sleep(max(0.0, delay - SPIN_S) if delay > SPIN_S else max(0.0, delay))
-    while delay > SPIN_S and loop.time() < when:
-        await asyncio.sleep(0)
+def lab_body(r: Request) -> bytes:
+    """The lab's own ``/embed`` body for ``r``: ``{"input": <a text of r.length tokens>}``."""
+    return json.dumps({"input": text_of(r.length, r.id)}).encode()
 
 
 async def run_load(url: str, requests: list[Request], *, pattern: str = "custom",
@@ -181,47 +101,88 @@ async def run_load(url: str, requests: list[Request], *, pattern: str = "custom"
                    body: Callable[[Request], bytes] | None = None) -> LoadResult:
     """Send ``requests`` open loop to ``url`` + ``path`` (default ``/embed`` with the lab's
     ``{"input": text}``; ``body(request)`` builds another API's bytes, e.g. a peer's); stop
-    scheduling after ``max_duration_s``."""
+    scheduling after ``max_duration_s``. Bodies are built before the first send."""
     url = check_loopback(url)
     check_int("requests", len(requests), 1, MAX_REQUESTS)
     check_float("max_duration_s", max_duration_s, 0.0, MAX_DURATION_S, lo_open=True)
     span = (requests[-1].arrival - requests[0].arrival) / 1000.0 if len(requests) > 1 else 0
     res = LoadResult(url, pattern, (len(requests) - 1) / span if span > 0 else 0.0)
+    datas = [(body or lab_body)(r) for r in requests]
     bar = _bar(len(requests), progress)
     client = HttpClient(url, timeout_s)
     loop = asyncio.get_running_loop()
-    t0 = loop.time()
+    t0 = time.monotonic()  # not loop.time(): uvloop's counts whole ms
+    offsets = [(r.arrival - requests[0].arrival) / 1000.0 for r in requests]
+    dues = [t0 + d for d in offsets if d <= max_duration_s]
+    res.not_sent = len(requests) - len(dues)
 
-    async def one(r: Request, due: float) -> None:
-        lag = (loop.time() - due) * 1000.0
-        data = body(r) if body else json.dumps({"input": text_of(r.length, r.id)}).encode()
-        try:
-            code, _ = await client.request("POST", path, data)
-        except (OSError, asyncio.TimeoutError, ValueError, IndexError) as exc:
-            code, kind = 0, type(exc).__name__
-            res.errors[kind] = res.errors.get(kind, 0) + 1
+    async def one(data: bytes, due: float) -> None:
+        lag = (time.monotonic() - due) * 1000.0
+        code = await _send(client, path, data, res)
         res.status.append(code)  # the three lists stay aligned: one entry per request
-        res.latency_ms.append((loop.time() - due) * 1000.0)
+        res.latency_ms.append((time.monotonic() - due) * 1000.0)
         res.lag_ms.append(lag)
         bar.update(1)
 
     tasks = []
     try:
-        for r in requests:
-            due = (r.arrival - requests[0].arrival) / 1000.0
-            if due > max_duration_s:
-                res.not_sent = len(requests) - len(tasks)
-                break
-            await sleep_until(t0 + due)
-            tasks.append(asyncio.create_task(one(r, t0 + due)))
+        await pace(dues, lambda k: tasks.append(loop.create_task(one(datas[k], dues[k]))))
         await asyncio.gather(*tasks)
     finally:
         for t in tasks:
             t.cancel()
         await client.aclose()
         bar.close()
-    res.wall_s = loop.time() - t0
+    res.wall_s = time.monotonic() - t0
     return res
+
+
+async def run_closed(url: str, requests: list[Request], concurrency: int, *,
+                     duration_s: float | None = None, timeout_s: float = 30.0,
+                     path: str = "/embed",
+                     body: Callable[[Request], bytes] | None = None) -> LoadResult:
+    """Send ``requests`` closed loop: ``concurrency`` senders, each sends its next request
+    as soon as its last one is answered (a saturation test: the server sets the pace, no
+    backlog grows); none is sent after ``duration_s``. Latency is from each actual send;
+    arrival times are ignored."""
+    url = check_loopback(url)
+    check_int("requests", len(requests), 1, MAX_REQUESTS)
+    check_int("concurrency", concurrency, 1, 4096)
+    if duration_s is not None:
+        check_float("duration_s", duration_s, 0.0, MAX_DURATION_S, lo_open=True)
+    res = LoadResult(url, f"closed({concurrency})", 0.0)
+    datas = iter([(body or lab_body)(r) for r in requests])
+    client = HttpClient(url, timeout_s)
+    t0 = time.monotonic()
+    stop = float("inf") if duration_s is None else t0 + duration_s
+
+    async def sender() -> None:
+        for data in datas:  # one shared iterator: each request is sent once
+            t = time.monotonic()
+            if t >= stop:
+                return
+            res.status.append(await _send(client, path, data, res))
+            res.latency_ms.append((time.monotonic() - t) * 1000.0)
+            res.lag_ms.append(0.0)
+
+    try:
+        await asyncio.gather(*(sender() for _ in range(concurrency)))
+    finally:
+        await client.aclose()
+    res.wall_s = time.monotonic() - t0
+    res.offered_rps = len(res.status) / res.wall_s if res.wall_s else 0.0
+    return res
+
+
+async def _send(client: HttpClient, path: str, data: bytes, res: LoadResult) -> int:
+    """POST ``data``; its HTTP status, or 0 with the error's kind counted in ``res``."""
+    try:
+        code, _ = await client.request("POST", path, data)
+        return code
+    except (OSError, ValueError, IndexError) as exc:  # TimeoutError is an OSError
+        kind = type(exc).__name__
+        res.errors[kind] = res.errors.get(kind, 0) + 1
+        return 0
 
 
 def _bar(total: int, enabled: bool):
@@ -261,9 +222,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"labsupport load: {exc}", file=sys.stderr)
         return 2
+    import uvloop  # the lean loop: the client shares the cores with the server it tests
     coro = run_load(url, reqs, pattern=args.pattern, max_duration_s=args.duration,
                     timeout_s=args.timeout, progress=not args.quiet)
-    res = asyncio.run(until_parent_gone(coro, args.parent_pid))
+    res = uvloop.run(until_parent_gone(coro, args.parent_pid))
     summary = res.summary()
     if args.json_path:
         with open(args.json_path, "w") as f:

@@ -9,7 +9,7 @@ and, with ``tree``, for everything it started).
 
 Child side: ``write_ready`` (atomic, so the parent never reads half a line),
 ``parent_gone``, ``serve_http`` (a uvicorn server until it is stopped or its parent is
-gone), ``until_parent_gone`` (cancel a coroutine when the parent goes) and
+gone; it imports uvicorn and uvloop, the lab's venv only), ``until_parent_gone`` (cancel a coroutine when the parent goes) and
 ``stop_event`` (for a script that blocks: set on SIGTERM / SIGINT or when the parent goes).
 Standard library only (psutil for ``stop(tree=True)``): the peers' venvs import it too.
 """
@@ -129,10 +129,22 @@ async def until_parent_gone(coro: Awaitable, parent_pid: int | None):
     return task.result()
 
 
-async def serve_http(server, sock, url: str, ready_file: str | None,
-                     parent_pid: int | None) -> None:
-    """Run a ``uvicorn.Server`` on ``sock``; write ``url`` to ``ready_file`` once it
-    listens (after the app's startup); stop it when ``parent_pid`` is gone."""
+def serve_http(app, sock, url: str, ready_file: str | None, parent_pid: int | None) -> None:
+    """Serve the ASGI ``app`` with uvicorn on ``sock`` until stopped; write ``url`` to
+    ``ready_file`` once it listens (after the app's startup); stop when ``parent_pid`` is
+    gone. The lean stack: httptools parses HTTP and uvloop runs the loop (a third of the
+    CPU per request of h11 on asyncio's own loop, measured in ``docs/architecture.md``)."""
+    import uvicorn
+    import uvloop
+    server = uvicorn.Server(uvicorn.Config(app, http="httptools", loop="none",
+                                           proxy_headers=False,  # loopback: no proxy
+                                           log_level="warning", access_log=False,
+                                           timeout_graceful_shutdown=5, backlog=4096))
+    uvloop.run(_serve(server, sock, url, ready_file, parent_pid))
+
+
+async def _serve(server, sock, url: str, ready_file: str | None,
+                 parent_pid: int | None) -> None:
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.02)

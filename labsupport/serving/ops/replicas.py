@@ -7,7 +7,6 @@ the requested port and picks a replica per request (``--routing``). Stopping the
 """
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 import tempfile
@@ -73,7 +72,6 @@ def stop_replicas(started) -> None:
 
 def serve_replicas(args, argv: list[str]) -> int:
     """Run the router on ``args.port`` in front of ``args.replicas`` replicas (1..64)."""
-    import uvicorn
     try:
         check_int("replicas", args.replicas, 1, 64)
     except ValueError as exc:
@@ -88,12 +86,9 @@ def serve_replicas(args, argv: list[str]) -> int:
         router = Router([u for _, u in started], args.routing)
         sock = free_socket(args.port)
         url = f"http://{HOST}:{sock.getsockname()[1]}"
-        config = uvicorn.Config(make_router_app(router), log_level="warning", access_log=False,
-                                timeout_graceful_shutdown=5, backlog=4096)
         print(f"labsupport serve: router ({args.routing}) on {url} -> "
               f"{', '.join(u for _, u in started)}", flush=True)
-        asyncio.run(procs.serve_http(uvicorn.Server(config), sock, url, args.ready_file,
-                                     args.parent_pid))
+        procs.serve_http(make_router_app(router), sock, url, args.ready_file, args.parent_pid)
     finally:
         stop_replicas(children)
     return 0

@@ -3,7 +3,7 @@
 A picker from ``labsupport.batching.routing`` (a plain object,
 ``pick(outstanding, usable) -> index``) chooses a replica for each request (``--routing``:
 round robin, least outstanding, power of two choices); the replica simulator
-(``sim/replicas.py``) asks the same code.
+(``sim.simulator.simulate_replicas``) asks the same code.
 
 No request is lost: a replica that cannot be reached is marked down (a probe re-admits it
 once ``/healthz`` answers) and the request goes to another one. A replica that answers

@@ -9,11 +9,9 @@ service stops when that process is gone.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 
-from ...batching.config import DEFAULT_POLICY, DELAY_HELP, BatchConfig
-from ...batching.policies import POLICIES
+from ...batching.config import add_arguments, from_arguments
 from ...costs import ServiceModel
 from ...validate import check_int
 from ..api.app import make_app
@@ -24,6 +22,12 @@ from .procs import serve_http
 from .replicas import add_replica_args
 
 
+def fake_argv(model: ServiceModel) -> list[str]:
+    """The ``--fake-…`` flags that make ``--model fake`` cost what ``model`` says."""
+    return ["--fake-fixed-ms", str(model.fixed_ms), "--fake-per-item-ms",
+            str(model.per_item_ms), "--fake-per-token-ms", str(model.per_token_ms)]
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="labsupport serve", description=__doc__.split("\n\n")[0],
                                 allow_abbrev=False)  # replicas.py strips options by full name
@@ -31,13 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="minilm", choices=("minilm", "fake"))
     p.add_argument("--fake-fixed-ms", type=float, default=ServiceModel.fixed_ms, help="fake model: ms per batch")
     p.add_argument("--fake-per-item-ms", type=float, default=ServiceModel.per_item_ms, help="fake model: ms per text")
-    p.add_argument("--fake-per-token-ms", type=float, default=0.0,
+    p.add_argument("--fake-per-token-ms", type=float, default=ServiceModel.per_token_ms,
                    help="fake model: ms per padded token")
-    p.add_argument("--max-batch", type=int, default=BatchConfig.max_batch)
-    p.add_argument("--max-delay-ms", type=float, default=BatchConfig.max_delay_ms, help=DELAY_HELP)
-    p.add_argument("--max-queue", type=int, default=BatchConfig.max_queue,
-                   help="texts allowed to wait; more → 429 (bounds memory and latency)")
-    p.add_argument("--policy", default=DEFAULT_POLICY, choices=sorted(POLICIES))
+    add_arguments(p)  # every BatchConfig knob: --max-batch … --slo-p99-ms, --edges, --policy
     p.add_argument("--max-items", type=int, default=Limits.max_items, help="texts per request")
     p.add_argument("--threads", type=int, default=1,
                    help="torch CPU threads for the model (1: leaves a core to the HTTP loop; "
@@ -53,10 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.replicas != 1:  # N copies of this service behind the router
         from .replicas import serve_replicas
         return serve_replicas(args, list(sys.argv[1:] if argv is None else argv))
-    import uvicorn
     try:
-        cfg = BatchConfig(max_batch=args.max_batch, max_delay_ms=args.max_delay_ms,
-                          max_queue=args.max_queue)
+        cfg = from_arguments(args)
         check_int("port", args.port, 0, 65535)
         limits = Limits(max_items=check_int("max_items", args.max_items, 1, 4096))
         if args.model != "fake":
@@ -68,13 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"labsupport serve: {exc}", file=sys.stderr)
         return 2
-    svc = EmbeddingService(model, cfg, args.policy, limits)
+    svc = EmbeddingService(model, cfg, limits)
     sock = free_socket(args.port)
     url = f"http://{HOST}:{sock.getsockname()[1]}"
-    server = uvicorn.Server(uvicorn.Config(make_app(svc), log_level="warning", access_log=False,
-                                           timeout_graceful_shutdown=5, backlog=4096))
     print(f"labsupport serve: {model_name(model)}, {svc.config()} on {url}", flush=True)
-    asyncio.run(serve_http(server, sock, url, args.ready_file, args.parent_pid))
+    serve_http(make_app(svc), sock, url, args.ready_file, args.parent_pid)
     return 0
 
 

@@ -123,6 +123,39 @@ def test_a_50_mb_body_gets_413_before_it_is_sent(service, path):
     assert "52428800 bytes" in head and took < 2.0
 
 
+@pytest.mark.parametrize("path", ["/embed", "/v1/embeddings"])
+def test_a_chunked_body_without_length_gets_413_once_past_the_limit(service, path):
+    """No Content-Length: the body is counted while it streams in; 413 comes once it
+    passes 1 MiB, before the client has sent all it meant to."""
+    parts = urlsplit(service.url)
+    chunk = b"x" * (256 << 10)
+    with socket.create_connection((parts.hostname, parts.port), timeout=5) as s:
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: "
+                  "application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
+        head = b""
+        for _ in range(40):  # up to 10 MiB; the answer must come after ~4 chunks
+            try:
+                s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            except OSError:  # the server answered and closed: read what it said
+                break
+            s.settimeout(0.05)
+            try:
+                head += s.recv(4096)
+            except socket.timeout:
+                pass
+            s.settimeout(5)
+            if b"bytes;" in head:
+                break
+        while b"bytes;" not in head:
+            more = s.recv(4096)
+            if not more:
+                break
+            head += more
+    head = head.decode()
+    assert head.startswith("HTTP/1.1 413"), head
+    assert "allowed at most 1048576" in head
+
+
 def test_all_apis_share_one_queue_and_its_429(service):
     """Fill the queue through /v1/embeddings; /embed (TEI) and /v1/embeddings then answer
     429 (all or nothing), and the filling request still completes."""

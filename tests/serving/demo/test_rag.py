@@ -4,6 +4,7 @@ import asyncio
 import numpy as np
 import pytest
 
+from labsupport.batching.config import BatchConfig
 from labsupport.costs import ServiceModel, fake_model
 from labsupport.serving.demo.rag import DOCS, RagPipeline
 
@@ -34,7 +35,7 @@ class BagOfWords:
 
 @pytest.fixture(scope="module")
 def rag():
-    r = RagPipeline(encoder=BagOfWords(), max_batch=8, max_seqs=4, top_k=2)
+    r = RagPipeline(encoder=BagOfWords(), batch=BatchConfig(max_batch=8), max_seqs=4, top_k=2)
     yield r
     r.close()
 
@@ -73,7 +74,7 @@ def test_prefix_caching_reuses_the_system_prompt_and_both_ttfts_are_reported():
     qs = [title for title, _ in DOCS]
     got = {}
     for on in (False, True):
-        r = RagPipeline(encoder=BagOfWords(), max_batch=8, max_seqs=4, top_k=2,
+        r = RagPipeline(encoder=BagOfWords(), batch=BatchConfig(max_batch=8), max_seqs=4, top_k=2,
                         prefix_caching=on)
         try:
             answers = asyncio.run(r.run(qs, rate_per_s=100, min_new=2, max_new=8, seed=4))

@@ -6,13 +6,14 @@ import re
 
 import pytest
 
+from labsupport.batching.config import DELAY_MEANING, BatchConfig
 from labsupport.serving.ops import exporter
 from svc_helpers import service  # noqa: F401  (fixture)
 
 
 def test_units_are_converted_per_system():
-    k = exporter.Knobs(max_batch=16, max_delay_ms=2.5, max_queue=100, preferred=(4, 8))
-    tri, tfs, ray = (exporter.export(k)[s] for s in exporter.SYSTEMS)
+    cfg = BatchConfig(max_batch=16, max_delay_ms=2.5, max_queue=100, policy="window")
+    tri, tfs, ray = (exporter.export(cfg, preferred=(4, 8))[s] for s in exporter.SYSTEMS)
     assert re.search(r"^max_batch_size: 16$", tri, re.M)
     assert "max_queue_delay_microseconds: 2500" in tri and "max_queue_size: 100" in tri
     assert "preferred_batch_size: [ 4, 8 ]" in tri and tri.count("{") == tri.count("}")
@@ -46,45 +47,67 @@ def test_cli_writes_files_and_reads_a_running_service(service, tmp_path, capsys)
     assert exporter.main(["--from-url", service.url, "--out", str(tmp_path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     cfg = service.get("/config")
-    assert data["knobs"]["max_batch"] == cfg["max_batch"]
+    assert data["config"] == cfg  # the service's BatchConfig, every knob
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(exporter.FILENAMES.values())
     text = (tmp_path / "config.pbtxt").read_text()
-    want = exporter.Knobs(cfg["max_batch"], cfg["max_delay_ms"], cfg["max_queue"],
-                        policy=cfg["policy"]).delay_us  # 0 for a work-conserving service
+    want = exporter.delay_us(BatchConfig(**cfg))  # 0 for a work-conserving service
     assert f"max_queue_delay_microseconds: {want}" in text
-from labsupport.serving.ops import exporter
 
 
-@pytest.mark.parametrize("policy", ["work_conserving", "bucketed"])
-def test_work_conserving_exports_no_wait(policy):
-    k = exporter.Knobs(max_batch=16, max_delay_ms=20.0, policy=policy)
-    out = exporter.export(k)
+@pytest.mark.parametrize("policy", ["work_conserving", "bucketed", "adaptive", "naive"])
+def test_a_policy_that_never_waits_exports_no_wait(policy):
+    out = exporter.export(BatchConfig(max_batch=16, max_delay_ms=20.0, policy=policy))
     assert "max_queue_delay_microseconds: 0  #" in out["triton"]
     assert "batch_timeout_micros { value: 0 }  #" in out["tf_serving"]
     assert "batch_wait_timeout_s=0)" in out["ray_serve"]
-    assert "never makes a lone request wait" in out["triton"]
+    meaning = DELAY_MEANING[policy].split(":")[0]  # "unused" or "an ageing threshold, ..."
+    assert f"under the lab's {policy} policy max_delay_ms is {meaning}" in out["triton"]
 
 
-@pytest.mark.parametrize("policy", ["work_conserving", "window"])
+@pytest.mark.parametrize("policy", ["work_conserving", "bucketed", "window"])
 def test_every_comment_is_a_whole_sentence(policy):
     """A comment ends with a full stop (0.2's ended mid-sentence: "a delay here would")."""
-    for system, text in exporter.export(exporter.Knobs(max_delay_ms=20.0, policy=policy)).items():
+    for system, text in exporter.export(BatchConfig(max_delay_ms=20.0, policy=policy)).items():
         for comment in re.findall(r"#\s*(.*)$", text, re.M):
             assert comment.endswith("."), (system, comment)
 
 
-def test_window_exports_its_delay():
-    out = exporter.export(exporter.Knobs(max_batch=16, max_delay_ms=20.0, policy="window"))
+@pytest.mark.parametrize("policy", ["window", "early"])
+def test_a_window_policy_exports_its_delay(policy):
+    out = exporter.export(BatchConfig(max_batch=16, max_delay_ms=20.0, policy=policy))
     assert "max_queue_delay_microseconds: 20000\n" in out["triton"]
     assert "batch_wait_timeout_s=0.02)" in out["ray_serve"]
 
 
-def test_bad_policy_names_the_parameter():
+def test_bad_policy_names_the_parameter(capsys):
     with pytest.raises(ValueError, match="policy must be one of"):
-        exporter.Knobs(policy="fastest")
+        exporter.export(BatchConfig(policy="fastest"))
+    with pytest.raises(SystemExit):
+        exporter.main(["--policy", "fastest"])
+    assert "--policy: invalid choice" in capsys.readouterr().err
 
 
 def test_cli_takes_the_policy(capsys):
     assert exporter.main(["--policy", "work_conserving", "--max-delay-ms", "5",
                           "--system", "triton"]) == 0
     assert "max_queue_delay_microseconds: 0" in capsys.readouterr().out
+    assert exporter.main(["--policy", "window", "--max-delay-ms", "5",
+                          "--system", "triton"]) == 0
+    assert "max_queue_delay_microseconds: 5000\n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("policy,delay_us", [("adaptive", 0), ("window", 7000)])
+def test_serve_runs_the_whole_config_and_export_reads_it(policy, delay_us, capsys):
+    """``labsupport serve --policy adaptive --slo-p99-ms 50`` runs adaptive with its SLO;
+    exporting it gives no queue delay, while a window service exports its delay."""
+    from labsupport.serving.ops.launcher import start_service
+    svc = start_service("fake", policy=policy, slo_p99_ms=50.0, max_delay_ms=7.0,
+                        edges=(16, 64), timeout_s=30)
+    try:
+        cfg = svc.get("/config")
+        assert (cfg["policy"], cfg["slo_p99_ms"], cfg["edges"]) == (policy, 50.0, [16, 64])
+        assert svc.embed(["one text", "two texts here"]).shape == (2, 16)
+        assert exporter.main(["--from-url", svc.url, "--system", "triton"]) == 0
+        assert f"max_queue_delay_microseconds: {delay_us}" in capsys.readouterr().out
+    finally:
+        svc.stop()

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from labsupport.serving.ops import loadgen
+from labsupport.serving.ops import http_client, loadgen
 
-from svc_helpers import CAPACITY_RPS, MAX_QUEUE, service  # noqa: F401  (fixture)
+from svc_helpers import CAPACITY_RPS, FIXED_MS, MAX_QUEUE, service  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -76,3 +76,45 @@ def test_overload_10x_rejects_fast_bounded_and_loses_nothing(service):
     assert after["lab_queue_depth"] == 0
     r = asyncio.run(loadgen.run_load(service.url, loadgen.schedule("poisson", 20, 10)))
     assert r.summary()["ok"] == 10  # and it keeps serving
+
+
+def test_closed_loop_keeps_n_in_flight_and_loses_nothing(service):
+    """``run_closed``: every request sent once and answered 200; the service never holds
+    more than ``concurrency`` texts (its queue stays under max_queue: no 429)."""
+    before = counters(service)['lab_requests_total{outcome="ok"}']
+    reqs = loadgen.schedule("poisson", 100.0, 40, seed=2)
+    res = asyncio.run(loadgen.run_closed(service.url, reqs, 6, timeout_s=30))
+    s = res.summary()
+    assert s["sent"] == s["ok"] == 40 and s["rejected"] == s["errors"] == 0
+    assert counters(service)['lab_requests_total{outcome="ok"}'] - before == 40
+    assert s["latency_ms"]["p50"] >= FIXED_MS  # each waited at least one batch
+
+
+def test_closed_loop_stops_sending_after_its_duration(service):
+    reqs = loadgen.schedule("poisson", 100.0, 5000, seed=2)
+    res = asyncio.run(loadgen.run_closed(service.url, reqs, 4, duration_s=0.3, timeout_s=30))
+    s = res.summary()
+    assert 0 < s["sent"] < 5000 and s["sent"] == s["ok"]
+    assert 0.3 <= s["wall_s"]
+
+
+@pytest.mark.parametrize("cut", [1, 10, 30, 47, 60])
+def test_response_parser_waits_for_a_whole_response_and_keeps_the_rest(cut):
+    """``parse_response`` on bytes split anywhere: None until a response is whole, then
+    that response, with what follows (the next response) left in the buffer."""
+    one = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+    chunked = (b"HTTP/1.1 429 Too Many\r\nTransfer-Encoding: chunked\r\nConnection: close"
+               b"\r\n\r\n3\r\nabc\r\n2;x=1\r\nde\r\n0\r\n\r\n")
+    data, buf, got = one + chunked, bytearray(one + chunked)[:cut], []
+    for more in (b"", data[cut:]):
+        buf += more
+        while (r := http_client.parse_response(buf)) is not None:
+            got.append(r)
+        if not more:
+            assert len(got) == (cut >= len(one))  # nothing returned half-read
+    assert got == [(200, b"hello", False), (429, b"abcde", True)] and not buf
+
+
+def test_response_parser_refuses_what_is_not_http():
+    with pytest.raises(ValueError, match="status line"):
+        http_client.parse_response(bytearray(b"SSH-2.0-OpenSSH\r\n\r\n"))

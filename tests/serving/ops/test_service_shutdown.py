@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from labsupport.costs import ServiceModel
 from labsupport.serving.ops.launcher import start_service
 from svc_helpers import gone, refused
 
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.timeout(90)
 
 
 def test_stop_drains_in_flight_requests():
-    svc = start_service("fake", max_batch=3, fake_fixed_ms=1000, fake_per_item_ms=0)
+    svc = start_service("fake", max_batch=3, fake=ServiceModel(1000.0, 0.0))
     with ThreadPoolExecutor(6) as pool:
         futs = [pool.submit(httpx.post, svc.url + "/embed", json={"input": f"t {i}"},
                             timeout=20) for i in range(6)]
