@@ -24,7 +24,7 @@ from ..validate import check_float
 GOAL_CELL_S = 30.0
 GOAL_FIRST_HOUR_S = 120.0
 FIRST_HOUR = ("00", "01", "02", "08")  # the students' first hour
-HANG_S = 600  # nbclient's per-cell timeout: a hung cell, not a slow one
+HANG_S = 180  # nbclient's per-cell timeout: a hung cell (6x the slowest busy cell), not a slow one
 
 
 def _stamp(text: str) -> float:
