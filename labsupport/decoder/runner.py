@@ -10,6 +10,8 @@ leave between steps. Greedy decoding: the next token is the argmax.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 import torch.nn.functional as F
 
@@ -39,6 +41,22 @@ def load_decoder(path: str | None = None, seed: int = 0):
     return GPT2LMHeadModel.from_pretrained(path, local_files_only=True).eval()
 
 
+class AttnCall(NamedTuple):
+    """Index tensors of one attention call over ``B`` rows × ``Q`` query slots, each row
+    reading ``NB`` whole KV blocks (``T = NB × block_size`` key positions)."""
+    q_idx: torch.Tensor           # [B·Q] packed index of each query slot (padding repeats
+                                  # the row's last token)
+    tables: torch.Tensor          # [B·NB] the blocks each row reads (padding: block 0)
+    hidden: torch.Tensor          # [B, Q, T] bool: True where the query may not look (past
+                                  # its own position, or padding)
+    keep: torch.Tensor | None     # query slots that are real tokens (None: all of them)
+    out_idx: torch.Tensor         # [kept] packed index of each kept query slot
+    shape: tuple[int, int, int]   # (B, Q, NB)
+    key_rows: torch.Tensor | None = None  # decode calls: [H·B·T] cache row of each (head,
+                                          # row, key position) in a [H·rows, D] view
+    bags: torch.Tensor | None = None      # decode calls: [H·B] first key of each (head, row)
+
+
 class ModelRunner:
     """Runs a ``StepPlan`` through the model; owns the K/V tensors (one pair per layer)."""
 
@@ -50,18 +68,28 @@ class ModelRunner:
         self.max_positions = c.n_positions
         self.k: list[torch.Tensor] = []
         self.v: list[torch.Tensor] = []
+        self.cache_rows = 0
 
     def init_cache(self, kv: BlockManager) -> None:
-        """Allocate ``num_blocks × block_size`` K and V rows per layer."""
-        # one extra row at the end: scratch for padding rows, whose K/V nobody reads
-        shape = (kv.num_blocks * kv.block_size + 1, self.heads, self.head_dim)
+        """Allocate ``num_blocks × block_size`` K and V rows per layer, head-major
+        (``[heads, rows, head_dim]``: one head's keys of a block are contiguous, so a
+        gathered block table is already laid out for a batched matmul per head)."""
+        # one extra block at the end: its first row is the scratch slot of padding rows,
+        # whose K/V nobody reads (a whole block keeps the blocked view contiguous)
+        self.cache_rows = (kv.num_blocks + 1) * kv.block_size
+        shape = (self.heads, self.cache_rows, self.head_dim)
         dt = self.model.dtype
         n = self.model.config.n_layer
         self.k = [torch.zeros(shape, dtype=dt, device=self.device) for _ in range(n)]
         self.v = [torch.zeros(shape, dtype=dt, device=self.device) for _ in range(n)]
-        blocked = (kv.num_blocks, kv.block_size * self.heads * self.head_dim)
-        self.k_blocks = [t[:-1].view(blocked) for t in self.k]   # views, same storage
-        self.v_blocks = [t[:-1].view(blocked) for t in self.v]
+        blocked = (self.heads, kv.num_blocks + 1, kv.block_size * self.head_dim)
+        self.k_blocks = [t.view(blocked) for t in self.k]   # views, same storage
+        self.v_blocks = [t.view(blocked) for t in self.v]
+        # key positions of the longest block table a sequence can have (masks compare them)
+        self._arange = torch.arange(kv.blocks_for(self.max_positions) * kv.block_size,
+                                    device=self.device)
+        self._head_rows = torch.arange(self.heads, device=self.device).view(-1, 1, 1) \
+            * self.cache_rows                                  # first row of each head
 
     def _weights(self) -> list[tuple]:
         """Per layer: (ln_1 weight, bias, eps), c_attn W, b, c_proj W, b, (ln_2 ...), c_fc W,
@@ -75,51 +103,88 @@ class ModelRunner:
         return self._w
 
     def _meta(self, plan: StepPlan, kv: BlockManager):
+        """The step's index tensors: token ids, positions, cache slots, the attention calls
+        (``AttnCall``) and the packed index of each sequence's last token. All the step's
+        integers go to the device in one tensor."""
         lay = layout(plan, kv, self.max_positions)     # the packed step (``ragged``)
-        d = self.device
         # decode rows (1 query) and prefill chunks attend in separate calls, so one long
         # prompt does not pad every decode row to its length
-        groups = [self._group(g, kv.block_size)
-                  for g in _split_decode([r for r in lay.rows if r[1] == 1])]
-        groups.append(self._group([r for r in lay.rows if r[1] > 1], kv.block_size))
-        ids, pos, slots = torch.tensor([lay.ids, lay.positions, lay.slots], device=d)
-        return ids, pos, slots, [g for g in groups if g is not None], torch.tensor(lay.last,
-                                                                                   device=d)
+        decode, prefill = [], []
+        for r in lay.rows:
+            (decode if r[1] == 1 else prefill).append(r)
+        calls = [_call_ints(g) for g in _split_decode(decode)]
+        if prefill:
+            calls.append(_call_ints(prefill))
+        ints = lay.ids + lay.positions + lay.slots + lay.last
+        for c in calls:
+            ints += c[0] + c[1] + c[2] + (c[3] or [])
+        flat = torch.tensor(ints, device=self.device)
+        N = len(lay.ids)
+        ids, pos, slots = flat[:N], flat[N:2 * N], flat[2 * N:3 * N]
+        at = 3 * N + len(lay.last)
+        last = flat[3 * N:at]
+        out, bs, H = [], kv.block_size, self.heads
+        for q_idx, q_pos, tables, keep, (B, Q, NB) in calls:
+            n_keep = 0 if keep is None else len(keep)
+            q_i, q_p, tab = (flat[at:at + B * Q], flat[at + B * Q:at + 2 * B * Q],
+                             flat[at + 2 * B * Q:at + 2 * B * Q + B * NB])
+            at += 2 * B * Q + B * NB
+            k_i = None if keep is None else flat[at:at + n_keep]
+            at += n_keep
+            T = NB * bs
+            hidden = self._arange[:T] > q_p.view(B, Q, 1)
+            if Q == 1:   # decode: the cache row of every key slot, head by head (same for
+                         # every layer: built once per step)
+                rows = (tab.view(1, B, NB, 1) * bs + self._arange[:bs]).view(1, B, T) \
+                    + self._head_rows
+                out.append(AttnCall(q_i, tab, hidden, None, q_i, (B, Q, NB), rows.view(-1),
+                                    torch.arange(0, H * B * T, T, device=self.device)))
+            else:
+                out.append(AttnCall(q_i, tab, hidden, k_i, q_i.index_select(0, k_i), (B, Q, NB)))
+        return ids, pos, slots, out, last
 
-    def _group(self, rows, block_size: int):
-        """Index tensors for one attention call over ``rows`` = (first packed index, queries,
-        position of the first query, block table). Keys are read whole blocks at a time;
-        the causal mask hides everything past each query's own position."""
-        if not rows:
-            return None
-        B, Q = len(rows), max(r[1] for r in rows)
-        NB = max(len(r[3]) for r in rows)
-        tables = [t + [0] * (NB - len(t)) for *_, t in rows]
-        if Q == 1:   # decode rows: one query each (the common case: plain lists, no keep)
-            q_idx, q_pos, keep = [[r[0]] for r in rows], [[r[2]] for r in rows], None
-        else:
-            q_idx = [[first + min(i, n - 1) for i in range(Q)] for first, n, _, _ in rows]
-            q_pos = [[start + i if i < n else 0 for i in range(Q)] for _, n, start, _ in rows]
-            keep = [r * Q + i for r, (_, n, _, _) in enumerate(rows) for i in range(n)]
-        d = self.device
-        q_idx = torch.tensor(q_idx, device=d)
-        T = NB * block_size
-        # an additive float mask (0 / -inf): SDPA's CPU kernel runs it faster than a bool one
-        mask = torch.zeros((B, Q, T), device=d, dtype=self.model.dtype).masked_fill_(
-            torch.arange(T, device=d)[None, :] > torch.tensor(q_pos, device=d)[:, :, None],
-            float("-inf"))
-        q_idx = q_idx.flatten()
-        if keep is None:   # nothing to drop
-            return q_idx, torch.tensor(tables, device=d).flatten(), mask[:, None], None, q_idx, \
-                (B, Q, NB)
-        keep = torch.tensor(keep, device=d)
-        return (q_idx, torch.tensor(tables, device=d).flatten(), mask[:, None], keep,
-                q_idx.index_select(0, keep), (B, Q, NB))
+    def _attend(self, q: torch.Tensor, layer: int, calls: list[AttnCall]) -> torch.Tensor:
+        """Attention of the packed queries ``q`` [N, H, D] over each one's cached keys
+        (written for this step already); [N, H, D] in packed order."""
+        H, D = self.heads, self.head_dim
+        o = torch.empty_like(q)
+        q_h, o_h = q.transpose(0, 1), o.transpose(0, 1)             # [H, N, D] views
+        kc, vc = self.k_blocks[layer], self.v_blocks[layer]        # [H, blocks, bs·D]
+        scale = D ** -0.5
+        for c in calls:
+            B, Q, NB = c.shape
+            if Q == 1:
+                # decode rows, one query each: scores by a batched matmul over the gathered
+                # keys; the weighted sum of values straight from the cache
+                # (``embedding_bag``: no gathered copy; padding slots weigh exactly 0)
+                qb = q_h.index_select(1, c.q_idx).mul_(scale)              # [H, B, D]
+                kb = kc.index_select(1, c.tables).view(H * B, -1, D)      # [H·B, T, D]
+                s = torch.bmm(qb.view(H * B, 1, D), kb.transpose(1, 2)).view(H, B, -1)
+                p = torch.softmax(s.masked_fill_(c.hidden.view(1, B, -1), float("-inf")), -1)
+                ob = F.embedding_bag(c.key_rows, self.v[layer].view(-1, D), c.bags,
+                                     mode="sum", per_sample_weights=p.view(-1)).view(H, B, D)
+            else:
+                # prefill chunks: SDPA with an additive float mask (0 / -inf; its CPU kernel
+                # runs that faster than a bool one), batch-major views (the mask then
+                # broadcasts over the heads, SDPA's fast case)
+                qb = q_h.index_select(1, c.q_idx)                          # [H, B·Q, D]
+                kb = kc.index_select(1, c.tables).view(H, B, -1, D)        # [H, B, T, D]
+                vb = vc.index_select(1, c.tables).view(H, B, -1, D)
+                mask = torch.zeros(c.hidden.shape, dtype=q.dtype, device=q.device
+                                   ).masked_fill_(c.hidden, float("-inf"))
+                ob = F.scaled_dot_product_attention(
+                    qb.view(H, B, Q, D).transpose(0, 1), kb.transpose(0, 1), vb.transpose(0, 1),
+                    attn_mask=mask[:, None])
+                ob = ob.transpose(0, 1).reshape(H, B * Q, D)            # [H, B·Q, D]
+                if c.keep is not None:                             # drop query padding
+                    ob = ob.index_select(1, c.keep)
+            o_h.index_copy_(1, c.out_idx, ob)                      # back to packed order
+        return o
 
     @torch.inference_mode()
     def run(self, plan: StepPlan, kv: BlockManager) -> list[int | None]:
         """Feed the plan's tokens, fill the cache; the greedy next token of each sampling row."""
-        ids, pos, slots, groups, last = self._meta(plan, kv)
+        ids, pos, slots, calls, last = self._meta(plan, kv)
         tm, H, D = self.model.transformer, self.heads, self.head_dim
         h = tm.wte(ids) + tm.wpe(pos)                                   # [N, E]
         N, E = h.shape
@@ -128,26 +193,35 @@ class ModelRunner:
         for layer, (ln1, wqkv, bqkv, wo, bo, ln2, wfc, bfc, act, wpr, bpr) in enumerate(
                 self._weights()):
             q, k, v = torch.addmm(bqkv, F.layer_norm(h, (E,), *ln1), wqkv).split(E, dim=1)
-            q = q.reshape(N, H, D)
-            self.k[layer].index_copy_(0, slots, k.reshape(N, H, D))
-            self.v[layer].index_copy_(0, slots, v.reshape(N, H, D))
-            o = torch.empty_like(q)
-            kc, vc = self.k_blocks[layer], self.v_blocks[layer]      # [blocks, bs·H·D]
-            for q_idx, tables, mask, keep, out_idx, (B, Q, NB) in groups:
-                qb = q.index_select(0, q_idx).view(B, Q, H, D).transpose(1, 2)   # [B,H,Q,D]
-                kb = kc.index_select(0, tables).view(B, -1, H, D).transpose(1, 2)  # [B,H,T,D]
-                vb = vc.index_select(0, tables).view(B, -1, H, D).transpose(1, 2)
-                ob = F.scaled_dot_product_attention(qb, kb, vb, attn_mask=mask)
-                ob = ob.transpose(1, 2).reshape(B * Q, H, D)
-                if keep is not None:                                   # drop query padding
-                    ob = ob.index_select(0, keep)
-                o.index_copy_(0, out_idx, ob)                          # back to packed order
+            self.k[layer].index_copy_(1, slots, k.view(N, H, D).transpose(0, 1))
+            self.v[layer].index_copy_(1, slots, v.view(N, H, D).transpose(0, 1))
+            o = self._attend(q.view(N, H, D), layer, calls)
             h = h + torch.addmm(bo, o.view(N, E), wo)
             h = h + torch.addmm(bpr, act(torch.addmm(bfc, F.layer_norm(h, (E,), *ln2), wfc)),
                                 wpr)
         logits = self.model.lm_head(tm.ln_f(h[last]))
         nxt = logits.argmax(-1).tolist()
         return [t if s else None for t, s in zip(nxt, plan.sample)]
+
+
+def _call_ints(rows) -> tuple:
+    """The integers of one attention call over ``rows`` = (first packed index, queries,
+    position of the first query, block table): query index and position of each of the
+    ``B × Q`` query slots, the ``B × NB`` padded block tables, the kept slots (None: all).
+    Keys are read whole blocks at a time; the mask hides everything past each query's own
+    position."""
+    B, Q = len(rows), max(r[1] for r in rows)
+    NB = max(len(r[3]) for r in rows)
+    tables = []
+    for *_, t in rows:
+        tables += t
+        tables += [0] * (NB - len(t))
+    if Q == 1:   # decode rows: one query each (the common case: no padding to drop)
+        return [r[0] for r in rows], [r[2] for r in rows], tables, None, (B, 1, NB)
+    q_idx = [first + min(i, n - 1) for first, n, _, _ in rows for i in range(Q)]
+    q_pos = [start + i if i < n else 0 for _, n, start, _ in rows for i in range(Q)]
+    keep = [r * Q + i for r, (_, n, _, _) in enumerate(rows) for i in range(n)]
+    return q_idx, q_pos, tables, keep, (B, Q, NB)
 
 
 SPLIT_GAIN = 0.75  # split the decode rows only if it cuts the padded KV read by 25 %+
