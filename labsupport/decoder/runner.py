@@ -68,6 +68,7 @@ class ModelRunner:
         c = self.model.config
         self.heads, self.head_dim = c.n_head, c.n_embd // c.n_head
         self.max_positions = c.n_positions
+        self.cache: list[torch.Tensor] = []   # per layer: [2·heads, rows, head_dim]
         self.k: list[torch.Tensor] = []
         self.v: list[torch.Tensor] = []
         self.cache_rows = 0
@@ -80,10 +81,13 @@ class ModelRunner:
         # whose K/V nobody reads (a whole block keeps the blocked view contiguous)
         self.cache_rows = (kv.num_blocks + 1) * kv.block_size
         shape = (self.heads, self.cache_rows, self.head_dim)
-        dt = self.model.dtype
         n = self.model.config.n_layer
-        self.k = [torch.zeros(shape, dtype=dt, device=self.device) for _ in range(n)]
-        self.v = [torch.zeros(shape, dtype=dt, device=self.device) for _ in range(n)]
+        # per layer one [2·heads, rows, head_dim] tensor, keys then values: a step writes
+        # both with one copy; ``k`` and ``v`` are its halves
+        self.cache = [torch.zeros((2 * shape[0], *shape[1:]), dtype=self.model.dtype,
+                               device=self.device) for _ in range(n)]
+        self.k = [t[:self.heads] for t in self.cache]
+        self.v = [t[self.heads:] for t in self.cache]
         blocked = (self.heads, kv.num_blocks + 1, kv.block_size * self.head_dim)
         self.k_blocks = [t.view(blocked) for t in self.k]   # views, same storage
         self.v_blocks = [t.view(blocked) for t in self.v]
@@ -190,10 +194,9 @@ class ModelRunner:
         # the same arithmetic as the modules, without their per-call Python overhead
         for layer, (ln1, wqkv, bqkv, wo, bo, ln2, wfc, bfc, act, wpr, bpr) in enumerate(
                 self._weights()):
-            q, k, v = torch.addmm(bqkv, F.layer_norm(h, (E,), *ln1), wqkv).split(E, dim=1)
-            self.k[layer].index_copy_(1, slots, k.view(N, H, D).transpose(0, 1))
-            self.v[layer].index_copy_(1, slots, v.view(N, H, D).transpose(0, 1))
-            o = self._attend(q.view(N, H, D), layer, calls)
+            qkv = torch.addmm(bqkv, F.layer_norm(h, (E,), *ln1), wqkv)      # [N, 3E]
+            self.cache[layer].index_copy_(1, slots, qkv[:, E:].view(N, 2 * H, D).transpose(0, 1))
+            o = self._attend(qkv[:, :E].view(N, H, D), layer, calls)
             h = h + torch.addmm(bo, o.view(N, E), wo)
             h = h + torch.addmm(bpr, act(torch.addmm(bfc, F.layer_norm(h, (E,), *ln2), wfc)),
                                 wpr)
