@@ -54,9 +54,13 @@ class AttnCall(NamedTuple):
     keep: torch.Tensor | None     # query slots that are real tokens (None: all of them)
     out_idx: torch.Tensor         # [kept] packed index of each kept query slot
     shape: tuple[int, int, int]   # (B, Q, NB)
-    key_rows: torch.Tensor | None = None  # decode calls: [H·B·T] cache row of each (head,
-                                          # row, key position) in a [H·rows, D] view
-    bags: torch.Tensor | None = None      # decode calls: [H·B] first key of each (head, row)
+    # decode calls only (bags for ``embedding_bag``, built once per step for every layer):
+    key_rows: torch.Tensor | None = None   # [H·B·NB·D] per (head, row, block): the D rows
+                                           # of that block's transposed keys
+    key_bags: torch.Tensor | None = None   # [H·B·NB] first entry of each of those bags
+    val_rows: torch.Tensor | None = None   # [H·B·T] per (head, row, key position): its
+                                           # value row
+    val_bags: torch.Tensor | None = None   # [H·B] first entry of each of those bags
 
 
 class ModelRunner:
@@ -68,51 +72,59 @@ class ModelRunner:
         c = self.model.config
         self.heads, self.head_dim = c.n_head, c.n_embd // c.n_head
         self.max_positions = c.n_positions
-        self.cache: list[torch.Tensor] = []   # per layer: [2·heads, rows, head_dim]
-        self.k: list[torch.Tensor] = []
-        self.v: list[torch.Tensor] = []
+        self.k: list[torch.Tensor] = []   # per layer: [blocks, heads, head_dim, block_size]
+        self.v: list[torch.Tensor] = []   # per layer: [heads, rows, head_dim]
         self.cache_rows = 0
 
     def init_cache(self, kv: BlockManager) -> None:
-        """Allocate ``num_blocks × block_size`` K and V rows per layer, head-major
-        (``[heads, rows, head_dim]``: one head's keys of a block are contiguous, so a
-        gathered block table is already laid out for a batched matmul per head)."""
-        # one extra block at the end: its first row is the scratch slot of padding rows,
-        # whose K/V nobody reads (a whole block keeps the blocked view contiguous)
-        self.cache_rows = (kv.num_blocks + 1) * kv.block_size
-        shape = (self.heads, self.cache_rows, self.head_dim)
-        n = self.model.config.n_layer
-        # per layer one [2·heads, rows, head_dim] tensor, keys then values: a step writes
-        # both with one copy; ``k`` and ``v`` are its halves
-        self.cache = [torch.zeros((2 * shape[0], *shape[1:]), dtype=self.model.dtype,
-                               device=self.device) for _ in range(n)]
-        self.k = [t[:self.heads] for t in self.cache]
-        self.v = [t[self.heads:] for t in self.cache]
-        blocked = (self.heads, kv.num_blocks + 1, kv.block_size * self.head_dim)
-        self.k_blocks = [t.view(blocked) for t in self.k]   # views, same storage
-        self.v_blocks = [t.view(blocked) for t in self.v]
+        """Allocate ``num_blocks × block_size`` K and V rows (token slots) per layer.
+
+        A decode row attends by two weighted sums read straight from the cache
+        (``embedding_bag``: no gathered copy of its context): its scores over a block are a
+        sum of the block's key *dimensions* weighted by the query, so keys are stored block
+        by block transposed (``[blocks, heads, head_dim, block_size]``); its output is a sum
+        of value *rows* weighted by the softmax, so values are stored per head
+        (``[heads, rows, head_dim]``)."""
+        # one extra block at the end: its first slot is the scratch slot of padding rows,
+        # whose K/V nobody reads (a whole block keeps the blocked views contiguous)
+        H, D, bs, nb = self.heads, self.head_dim, kv.block_size, kv.num_blocks + 1
+        self.cache_rows = nb * bs
+        n, dt, dev = self.model.config.n_layer, self.model.dtype, self.device
+        self.k = [torch.zeros((nb, H, D, bs), dtype=dt, device=dev) for _ in range(n)]
+        self.v = [torch.zeros((H, self.cache_rows, D), dtype=dt, device=dev) for _ in range(n)]
+        self.k_rows = [t.view(-1, bs) for t in self.k]           # [blocks·H·D, bs]
+        self.v_rows = [t.view(-1, D) for t in self.v]            # [H·rows, D]
+        self.v_blocks = [t.view(H, nb, bs * D) for t in self.v]  # views, same storage
         # key positions of the longest block table a sequence can have (masks compare them)
-        self._arange = torch.arange(kv.blocks_for(self.max_positions) * kv.block_size,
-                                    device=self.device)
-        # row of key slot j of block 0 in head h's part of a [H·rows, D] view of the cache
-        self._slot_base = (torch.arange(self.heads, device=self.device).view(-1, 1, 1, 1)
-                           * self.cache_rows + self._arange[:kv.block_size])
+        self._arange = torch.arange(max(kv.blocks_for(self.max_positions) * bs, D),
+                                    device=dev)
+        heads = torch.arange(H, device=dev).view(H, 1, 1, 1)
+        self._key_base = heads * D + self._arange[:D]           # k_rows row of (block 0, h, d)
+        self._val_base = heads * self.cache_rows + self._arange[:bs]   # v_rows row of (h, slot j)
+        # element offset of (head h, dim d) inside a block of k, for writing new keys
+        self._key_write = (self._key_base.view(1, H, D) * bs)
 
     def _weights(self) -> list[tuple]:
         """Per layer: (ln_1 weight, bias, eps), c_attn W, b, c_proj W, b, (ln_2 ...), c_fc W,
-        b, the activation, mlp.c_proj W, b (kept once; the model is not trained here)."""
+        b, the activation, mlp.c_proj W, b (kept once; the model is not trained here).
+        GPT-2's ``gelu_new`` is taken as PyTorch's tanh GELU: the same formula in one
+        kernel instead of eight elementwise ops (``transformers`` offers it as
+        ``gelu_pytorch_tanh``; it may round the last bit differently)."""
         if getattr(self, "_w", None) is None:
+            from transformers.activations import NewGELUActivation
             ln = lambda m: (m.weight, m.bias, m.eps)  # noqa: E731
+            act = lambda m: _gelu_tanh if isinstance(m, NewGELUActivation) else m  # noqa: E731
             self._w = [(ln(b.ln_1), b.attn.c_attn.weight, b.attn.c_attn.bias,
                         b.attn.c_proj.weight, b.attn.c_proj.bias, ln(b.ln_2),
-                        b.mlp.c_fc.weight, b.mlp.c_fc.bias, b.mlp.act,
+                        b.mlp.c_fc.weight, b.mlp.c_fc.bias, act(b.mlp.act),
                         b.mlp.c_proj.weight, b.mlp.c_proj.bias) for b in self.model.transformer.h]
         return self._w
 
     def _meta(self, plan: StepPlan, kv: BlockManager):
-        """The step's index tensors: token ids, positions, cache slots, the attention calls
-        (``AttnCall``) and the packed index of the last token of each sampling sequence.
-        All the step's integers go to the device in one tensor, split into views."""
+        """The step's index tensors: token ids, positions, cache slots (the values' rows),
+        where the new keys go in ``k``, the attention calls (``AttnCall``) and the packed
+        index of the last token of each sampling sequence. All the step's integers go to
+        the device in one tensor, split into views."""
         lay = layout(plan, kv, self.max_positions)     # the packed step (``ragged``)
         # decode rows (1 query) and prefill chunks attend in separate calls, so one long
         # prompt does not pad every decode row to its length
@@ -123,27 +135,34 @@ class ModelRunner:
         if prefill:
             calls.append(_call_ints(prefill))
         last = [i for i, s in zip(lay.last, plan.sample) if s]
-        lists = [lay.ids, lay.positions, lay.slots, last]
+        step = self.heads * self.head_dim * kv.block_size - kv.block_size   # slot -> block start
+        lists = [lay.ids, lay.positions, lay.slots, last,
+                 [x + x // kv.block_size * step for x in lay.slots]]
         for c in calls:
             lists += c[:5] if c[3] is not None else c[:3]
         # array -> tensor: ~7x faster than torch.tensor(list), which inspects every item
         flat = torch.frombuffer(array.array("q", chain.from_iterable(lists)), dtype=torch.int64)
         parts = iter(flat.to(self.device).split([len(x) for x in lists]))
-        ids, pos, slots, last = (next(parts) for _ in range(4))
-        out, bs, H = [], kv.block_size, self.heads
+        ids, pos, slots, last, key_slots = (next(parts) for _ in range(5))
+        out, bs, H, D = [], kv.block_size, self.heads, self.head_dim
         for *_, keep, _, (B, Q, NB) in calls:
             q_idx, q_pos, tables = next(parts), next(parts), next(parts)
             T = NB * bs
             hidden = self._arange[:T] > q_pos.view(B, Q, 1)
-            if keep is None:   # decode: the cache row of every key slot, head by head
-                rows = torch.add(self._slot_base, tables.view(1, B, NB, 1), alpha=bs)
-                out.append(AttnCall(q_idx, tables, hidden, None, q_idx, (B, Q, NB),
-                                    rows.view(-1), torch.arange(0, H * B * T, T,
-                                                                device=self.device)))
+            if keep is None:   # decode: the bags of every (head, row, block / key position)
+                tab = tables.view(1, B, NB, 1)
+                out.append(AttnCall(
+                    q_idx, tables, hidden, None, q_idx, (B, Q, NB),
+                    torch.add(self._key_base, tab, alpha=H * D).view(-1),
+                    torch.arange(0, H * B * NB * D, D, device=self.device),
+                    torch.add(self._val_base, tab, alpha=bs).view(-1),
+                    torch.arange(0, H * B * T, T, device=self.device)))
             else:
                 keep, out_idx = next(parts), next(parts)
                 out.append(AttnCall(q_idx, tables, hidden, keep, out_idx, (B, Q, NB)))
-        return ids, pos, slots, out, last
+        # where each new token's key goes: element (block, h, d, j) of the layer's k
+        key_dst = torch.add(self._key_write, key_slots.view(-1, 1, 1)).view(-1)
+        return ids, pos, slots, key_dst, out, last
 
     def _attend(self, q: torch.Tensor, layer: int, calls: list[AttnCall]) -> torch.Tensor:
         """Attention of the packed queries ``q`` [N, H, D] over each one's cached keys
@@ -151,33 +170,32 @@ class ModelRunner:
         H, D = self.heads, self.head_dim
         o = torch.empty_like(q)
         q_h, o_h = q.transpose(0, 1), o.transpose(0, 1)             # [H, N, D] views
-        kc, vc = self.k_blocks[layer], self.v_blocks[layer]        # [H, blocks, bs·D]
-        scale = D ** -0.5
         for c in calls:
             B, Q, NB = c.shape
             if Q == 1:
-                # decode rows, one query each: scores by a batched matmul over the gathered
-                # keys; the weighted sum of values straight from the cache
-                # (``embedding_bag``: no gathered copy; padding slots weigh exactly 0)
-                qb = q_h.index_select(1, c.q_idx).mul_(scale)              # [H, B, D]
-                kb = kc.index_select(1, c.tables).view(H * B, -1, D)      # [H·B, T, D]
-                s = torch.bmm(qb.view(H * B, 1, D), kb.transpose(1, 2)).view(H, B, -1)
+                # decode rows, one query each. Scores: per (head, row, block) the query's
+                # components weigh the block's key dimensions; output: the softmax weighs
+                # the value rows. Both sums read the cache in place (padding weighs 0).
+                qb = q_h.index_select(1, c.q_idx).mul_(D ** -0.5)         # [H, B, D]
+                w = qb.view(H, B, 1, D).expand(H, B, NB, D).reshape(-1)
+                s = F.embedding_bag(c.key_rows, self.k_rows[layer], c.key_bags, mode="sum",
+                                    per_sample_weights=w).view(H, B, -1)   # [H, B, T]
                 p = torch.softmax(s.masked_fill_(c.hidden.view(1, B, -1), float("-inf")), -1)
-                ob = F.embedding_bag(c.key_rows, self.v[layer].view(-1, D), c.bags,
-                                     mode="sum", per_sample_weights=p.view(-1)).view(H, B, D)
+                ob = F.embedding_bag(c.val_rows, self.v_rows[layer], c.val_bags, mode="sum",
+                                     per_sample_weights=p.view(-1)).view(H, B, D)
             else:
-                # prefill chunks: SDPA with an additive float mask (0 / -inf; its CPU kernel
-                # runs that faster than a bool one), batch-major views (the mask then
-                # broadcasts over the heads, SDPA's fast case)
-                qb = q_h.index_select(1, c.q_idx)                          # [H, B·Q, D]
-                kb = kc.index_select(1, c.tables).view(H, B, -1, D)        # [H, B, T, D]
-                vb = vc.index_select(1, c.tables).view(H, B, -1, D)
+                # prefill chunks: the blocks gathered and SDPA with an additive float mask
+                # (0 / -inf; its CPU kernel runs that faster than a bool one)
+                T = NB * self.k[layer].shape[-1]
+                qb = q_h.index_select(1, c.q_idx).view(H, B, Q, D).transpose(0, 1)
+                kb = self.k[layer].index_select(0, c.tables).view(B, NB, H, D, -1) \
+                    .permute(0, 2, 1, 4, 3).reshape(B, H, T, D)
+                vb = self.v_blocks[layer].index_select(1, c.tables).view(H, B, T, D)
                 mask = torch.zeros(c.hidden.shape, dtype=q.dtype, device=q.device
                                    ).masked_fill_(c.hidden, float("-inf"))
-                ob = F.scaled_dot_product_attention(
-                    qb.view(H, B, Q, D).transpose(0, 1), kb.transpose(0, 1), vb.transpose(0, 1),
-                    attn_mask=mask[:, None])
-                ob = ob.transpose(0, 1).reshape(H, B * Q, D)            # [H, B·Q, D]
+                ob = F.scaled_dot_product_attention(qb, kb, vb.transpose(0, 1),
+                                                    attn_mask=mask[:, None])   # [B, H, Q, D]
+                ob = ob.transpose(0, 1).reshape(H, B * Q, D)
                 if c.keep is not None:                             # drop query padding
                     ob = ob.index_select(1, c.keep)
             o_h.index_copy_(1, c.out_idx, ob)                      # back to packed order
@@ -186,7 +204,7 @@ class ModelRunner:
     @torch.inference_mode()
     def run(self, plan: StepPlan, kv: BlockManager) -> list[int | None]:
         """Feed the plan's tokens, fill the cache; the greedy next token of each sampling row."""
-        ids, pos, slots, calls, last = self._meta(plan, kv)
+        ids, pos, slots, key_dst, calls, last = self._meta(plan, kv)
         tm, H, D = self.model.transformer, self.heads, self.head_dim
         h = F.embedding(ids, tm.wte.weight) + F.embedding(pos, tm.wpe.weight)  # [N, E]
         N, E = h.shape
@@ -195,7 +213,8 @@ class ModelRunner:
         for layer, (ln1, wqkv, bqkv, wo, bo, ln2, wfc, bfc, act, wpr, bpr) in enumerate(
                 self._weights()):
             qkv = torch.addmm(bqkv, F.layer_norm(h, (E,), *ln1), wqkv)      # [N, 3E]
-            self.cache[layer].index_copy_(1, slots, qkv[:, E:].view(N, 2 * H, D).transpose(0, 1))
+            self.k[layer].view(-1).index_copy_(0, key_dst, qkv[:, E:2 * E].reshape(-1))
+            self.v[layer].index_copy_(1, slots, qkv[:, 2 * E:].view(N, H, D).transpose(0, 1))
             o = self._attend(qkv[:, :E].view(N, H, D), layer, calls)
             h = h + torch.addmm(bo, o.view(N, E), wo)
             h = h + torch.addmm(bpr, act(torch.addmm(bfc, F.layer_norm(h, (E,), *ln2), wfc)),
@@ -206,6 +225,10 @@ class ModelRunner:
                           self.model.lm_head.bias)
         nxt = iter(logits.argmax(-1).tolist())
         return [next(nxt) if s else None for s in plan.sample]
+
+
+def _gelu_tanh(x: torch.Tensor) -> torch.Tensor:
+    return F.gelu(x, approximate="tanh")
 
 
 def _call_ints(rows) -> tuple:

@@ -82,7 +82,7 @@ def test_the_runner_attends_exactly_as_the_packed_mask_says():
     while eng.has_work():
         plan = eng.sched.schedule(eng.now)
         lay = layout(plan, eng.sched.kv)
-        _, _, _, groups, _ = eng.runner._meta(plan, eng.sched.kv)
+        *_, groups, _ = eng.runner._meta(plan, eng.sched.kv)
         got = np.zeros_like(packed_mask(lay.spans))
         key0 = np.cumsum([0] + [c + n for c, n in lay.spans])
         owner = {first + i: (r, i) for r, (first, n, _, _) in enumerate(lay.rows) for i in range(n)}
