@@ -54,13 +54,12 @@ class AttnCall(NamedTuple):
     keep: torch.Tensor | None     # query slots that are real tokens (None: all of them)
     out_idx: torch.Tensor         # [kept] packed index of each kept query slot
     shape: tuple[int, int, int]   # (B, Q, NB)
-    # decode calls only (bags for ``embedding_bag``, built once per step for every layer):
-    key_rows: torch.Tensor | None = None   # [H·B·NB·D] per (head, row, block): the D rows
-                                           # of that block's transposed keys
-    key_bags: torch.Tensor | None = None   # [H·B·NB] first entry of each of those bags
-    val_rows: torch.Tensor | None = None   # [H·B·T] per (head, row, key position): its
-                                           # value row
-    val_bags: torch.Tensor | None = None   # [H·B] first entry of each of those bags
+    # decode calls only: the bags of ``embedding_bag`` (built once per step, every layer
+    # reads them)
+    key_rows: torch.Tensor | None = None   # [H·B·NB, D] per (head, row, block): the rows
+                                           # (one per head dim) of that block's keys
+    val_rows: torch.Tensor | None = None   # [H·B, T] per (head, row): the value row of
+                                           # each key position
 
 
 class ModelRunner:
@@ -101,8 +100,6 @@ class ModelRunner:
         heads = torch.arange(H, device=dev).view(H, 1, 1, 1)
         self._key_base = heads * D + self._arange[:D]           # k_rows row of (block 0, h, d)
         self._val_base = heads * self.cache_rows + self._arange[:bs]   # v_rows row of (h, slot j)
-        # element offset of (head h, dim d) inside a block of k, for writing new keys
-        self._key_write = (self._key_base.view(1, H, D) * bs)
 
     def _weights(self) -> list[tuple]:
         """Per layer: (ln_1 weight, bias, eps), c_attn W, b, c_proj W, b, (ln_2 ...), c_fc W,
@@ -122,9 +119,9 @@ class ModelRunner:
 
     def _meta(self, plan: StepPlan, kv: BlockManager):
         """The step's index tensors: token ids, positions, cache slots (the values' rows),
-        where the new keys go in ``k``, the attention calls (``AttnCall``) and the packed
-        index of the last token of each sampling sequence. All the step's integers go to
-        the device in one tensor, split into views."""
+        where the new keys go (``k[block, :, :, offset]``), the attention calls
+        (``AttnCall``) and the packed index of the last token of each sampling sequence.
+        All the step's integers go to the device in one tensor, split into views."""
         lay = layout(plan, kv, self.max_positions)     # the packed step (``ragged``)
         # decode rows (1 query) and prefill chunks attend in separate calls, so one long
         # prompt does not pad every decode row to its length
@@ -135,16 +132,16 @@ class ModelRunner:
         if prefill:
             calls.append(_call_ints(prefill))
         last = [i for i, s in zip(lay.last, plan.sample) if s]
-        step = self.heads * self.head_dim * kv.block_size - kv.block_size   # slot -> block start
-        lists = [lay.ids, lay.positions, lay.slots, last,
-                 [x + x // kv.block_size * step for x in lay.slots]]
+        bs = kv.block_size
+        lists = [lay.ids, lay.positions, lay.slots, last, [x // bs for x in lay.slots],
+                 [x % bs for x in lay.slots]]
         for c in calls:
             lists += c[:5] if c[3] is not None else c[:3]
         # array -> tensor: ~7x faster than torch.tensor(list), which inspects every item
         flat = torch.frombuffer(array.array("q", chain.from_iterable(lists)), dtype=torch.int64)
         parts = iter(flat.to(self.device).split([len(x) for x in lists]))
-        ids, pos, slots, last, key_slots = (next(parts) for _ in range(5))
-        out, bs, H, D = [], kv.block_size, self.heads, self.head_dim
+        ids, pos, slots, last, block, offset = (next(parts) for _ in range(6))
+        out, H, D = [], self.heads, self.head_dim
         for *_, keep, _, (B, Q, NB) in calls:
             q_idx, q_pos, tables = next(parts), next(parts), next(parts)
             T = NB * bs
@@ -153,16 +150,12 @@ class ModelRunner:
                 tab = tables.view(1, B, NB, 1)
                 out.append(AttnCall(
                     q_idx, tables, hidden, None, q_idx, (B, Q, NB),
-                    torch.add(self._key_base, tab, alpha=H * D).view(-1),
-                    torch.arange(0, H * B * NB * D, D, device=self.device),
-                    torch.add(self._val_base, tab, alpha=bs).view(-1),
-                    torch.arange(0, H * B * T, T, device=self.device)))
+                    torch.add(self._key_base, tab, alpha=H * D).view(-1, D),
+                    torch.add(self._val_base, tab, alpha=bs).view(H * B, T)))
             else:
                 keep, out_idx = next(parts), next(parts)
                 out.append(AttnCall(q_idx, tables, hidden, keep, out_idx, (B, Q, NB)))
-        # where each new token's key goes: element (block, h, d, j) of the layer's k
-        key_dst = torch.add(self._key_write, key_slots.view(-1, 1, 1)).view(-1)
-        return ids, pos, slots, key_dst, out, last
+        return ids, pos, slots, (block, slice(None), slice(None), offset), out, last
 
     def _attend(self, q: torch.Tensor, layer: int, calls: list[AttnCall]) -> torch.Tensor:
         """Attention of the packed queries ``q`` [N, H, D] over each one's cached keys
@@ -177,12 +170,12 @@ class ModelRunner:
                 # components weigh the block's key dimensions; output: the softmax weighs
                 # the value rows. Both sums read the cache in place (padding weighs 0).
                 qb = q_h.index_select(1, c.q_idx).mul_(D ** -0.5)         # [H, B, D]
-                w = qb.view(H, B, 1, D).expand(H, B, NB, D).reshape(-1)
-                s = F.embedding_bag(c.key_rows, self.k_rows[layer], c.key_bags, mode="sum",
+                w = qb.view(H, B, 1, D).expand(H, B, NB, D).reshape(-1, D)
+                s = F.embedding_bag(c.key_rows, self.k_rows[layer], mode="sum",
                                     per_sample_weights=w).view(H, B, -1)   # [H, B, T]
                 p = torch.softmax(s.masked_fill_(c.hidden.view(1, B, -1), float("-inf")), -1)
-                ob = F.embedding_bag(c.val_rows, self.v_rows[layer], c.val_bags, mode="sum",
-                                     per_sample_weights=p.view(-1)).view(H, B, D)
+                ob = F.embedding_bag(c.val_rows, self.v_rows[layer], mode="sum",
+                                     per_sample_weights=p.view(H * B, -1)).view(H, B, D)
             else:
                 # prefill chunks: the blocks gathered and SDPA with an additive float mask
                 # (0 / -inf; its CPU kernel runs that faster than a bool one)
@@ -204,7 +197,7 @@ class ModelRunner:
     @torch.inference_mode()
     def run(self, plan: StepPlan, kv: BlockManager) -> list[int | None]:
         """Feed the plan's tokens, fill the cache; the greedy next token of each sampling row."""
-        ids, pos, slots, key_dst, calls, last = self._meta(plan, kv)
+        ids, pos, slots, key_at, calls, last = self._meta(plan, kv)
         tm, H, D = self.model.transformer, self.heads, self.head_dim
         h = F.embedding(ids, tm.wte.weight) + F.embedding(pos, tm.wpe.weight)  # [N, E]
         N, E = h.shape
@@ -213,7 +206,7 @@ class ModelRunner:
         for layer, (ln1, wqkv, bqkv, wo, bo, ln2, wfc, bfc, act, wpr, bpr) in enumerate(
                 self._weights()):
             qkv = torch.addmm(bqkv, F.layer_norm(h, (E,), *ln1), wqkv)      # [N, 3E]
-            self.k[layer].view(-1).index_copy_(0, key_dst, qkv[:, E:2 * E].reshape(-1))
+            self.k[layer][key_at] = qkv[:, E:2 * E].view(N, H, D)           # k[block, :, :, j]
             self.v[layer].index_copy_(1, slots, qkv[:, 2 * E:].view(N, H, D).transpose(0, 1))
             o = self._attend(qkv[:, :E].view(N, H, D), layer, calls)
             h = h + torch.addmm(bo, o.view(N, E), wo)
