@@ -7,6 +7,13 @@ batch for the dense layers (Orca's *selective batching*; the packing is ``ragged
 writes the new K/V into the slots the ``BlockManager`` gave each sequence, and attends each
 row to its own cached tokens. So every row sits at its own position, and rows join and
 leave between steps. Greedy decoding: the next token is the argmax.
+
+Decode rows (one new token each: most rows of most steps) read their keys and values where
+the cache holds them, block by block, with no gathered copy of their context (two
+``embedding_bag`` sums per layer, ``ModelRunner._attend``), as a paged-attention kernel
+does; prefill chunks gather their blocks and call SDPA. The tokens match ``transformers``'
+greedy ``generate`` (``decoder.oracle``; tests and ``bench decode`` check it), while the
+floating-point sums run in other orders.
 """
 from __future__ import annotations
 
@@ -202,7 +209,8 @@ class ModelRunner:
         h = F.embedding(ids, tm.wte.weight) + F.embedding(pos, tm.wpe.weight)  # [N, E]
         N, E = h.shape
         # the blocks' own weights and ops, called directly (GPT-2's Conv1D is x @ W + b):
-        # the same arithmetic as the modules, without their per-call Python overhead
+        # the modules' arithmetic (GELU fused, see ``_weights``) without their per-call
+        # Python overhead
         for layer, (ln1, wqkv, bqkv, wo, bo, ln2, wfc, bfc, act, wpr, bpr) in enumerate(
                 self._weights()):
             qkv = torch.addmm(bqkv, F.layer_norm(h, (E,), *ln1), wqkv)      # [N, 3E]
