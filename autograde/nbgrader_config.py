@@ -11,7 +11,7 @@ from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 
 from labsupport.grading import (ShortTestErrors, autograde_preprocessors,
-                                generate_assignment_preprocessors)
+                                generate_assignment_preprocessors, sanitize_preprocessors)
 
 c = get_config()  # noqa: F821
 ROOT = Path(__file__).resolve().parents[1]  # the repo root, wherever it is cloned
@@ -34,5 +34,8 @@ c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearH
 # waits) and survives a dead kernel; then every answer cell is graded again alone against the
 # installed checks and audited; what needs a trainer is flagged in the formgrader.
 c.Autograde.autograde_preprocessors = autograde_preprocessors()
+# A copied answer or test cell loses its id without failing the whole submission; the
+# trusted pass then fails that item closed (0, flagged: the answer cell appears twice).
+c.Autograde.sanitize_preprocessors = sanitize_preprocessors()
 # No solution cell needs more than 30 s; 60 s stops a student's infinite loop, then grading goes on.
 c.Execute.timeout = 60

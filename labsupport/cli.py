@@ -7,10 +7,11 @@ from importlib import import_module
 COMMANDS = {
     "doctor": ("labsupport.doctor", "check the lab's environment (versions, device, data)"),
     "bench": (None, "benchmarks that print JSON: batcher | adaptive | padding | decode | service | peers | gpu | grading"),
-    "serve": ("labsupport.serving.app", "run the embedding service on 127.0.0.1 (--replicas N)"),
-    "load": ("labsupport.serving.loadgen", "open-loop load generator against a loopback URL"),
-    "export": ("labsupport.serving.exporter", "export knobs as Triton / TF Serving / Ray Serve config"),
+    "serve": ("labsupport.serving.ops.serve", "run the embedding service on 127.0.0.1 (--replicas N)"),
+    "load": ("labsupport.serving.ops.loadgen", "open-loop load generator against a loopback URL"),
+    "export": ("labsupport.serving.ops.exporter", "export knobs as Triton / TF Serving / Ray Serve config"),
     "grade": ("labsupport.grading", "trainers: release | collect | autograde | feedback | export"),
+    "demo-check": ("labsupport.demo_check", "trainers, before class: warm the model, measure capacity, run bench peers, print what notebook 07 will show"),
 }
 BENCHES = {
     "batcher": "labsupport.benches.batcher",
@@ -26,7 +27,7 @@ BENCHES = {
 
 def _usage() -> str:
     lines = ["usage: labsupport COMMAND [options]", "", "commands:"]
-    lines += [f"  {name:<8} {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += [f"  {name:<11} {help_}" for name, (_, help_) in COMMANDS.items()]
     return "\n".join(lines)
 
 

@@ -75,5 +75,3 @@ def kv_waste(res) -> float:
     w = ms * held
     return float(1.0 - (ms * used).sum() / w.sum()) if w.sum() > 0 else 0.0
 
-
-summarize = summarize_decode  # the 0.1.0 name (labsupport.summarize is the encoder's)

@@ -1,7 +1,7 @@
 """The model runner: a GPT-2-architecture decoder run over a paged KV cache.
 
 The weights and layers are a ``transformers`` ``GPT2LMHeadModel`` (built from a seeded
-config by ``tiny_gpt2``, or any local GPT-2 checkpoint via ``load_model``). Only the
+config by ``tiny_gpt2``, or any local GPT-2 checkpoint via ``load_decoder``). Only the
 attention is done here: each step packs every scheduled token into one ``[N, hidden]``
 batch for the dense layers (Orca's *selective batching*; the packing is ``ragged.layout``),
 writes the new K/V into the slots the ``BlockManager`` gave each sequence, and attends each
@@ -280,5 +280,3 @@ def run_requests(requests, model=None, *, clock: str = "wall", device=None,
     return eng.run([(r.payload, r.output_len if max_new_tokens is None else max_new_tokens,
                      r.arrival, r.id, eos_token_id) for r in requests])
 
-
-load_model = load_decoder  # the 0.1.0 name (the service's is load_embedder)

@@ -84,5 +84,3 @@ class DecodeSequence:
         simple). An answer that stops at its stop token uses less."""
         return len(self.prompt) + self.max_new_tokens
 
-
-Sequence = DecodeSequence  # the 0.1.0 name (typing.Sequence is another thing)

@@ -114,5 +114,3 @@ def _prompt(r: Request) -> list[int]:
         return list(p)
     return [-1 - int(r.id)] * r.length
 
-
-simulate = simulate_steps  # the 0.1.0 name (labsupport.simulate is the request-level one)

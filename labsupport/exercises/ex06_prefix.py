@@ -15,7 +15,8 @@ import numpy as np
 from ..decoder.kvcache import block_names, cached_prefix, release
 from ..decoder.workload import shared_prefix_requests
 from .ex06_step import attempt
-from .guard import case_rng, require_callable
+from .guard import case_rng, exercise_check, require_callable
+from .plain import describe, plain
 from .scheduler_parts import compare
 
 
@@ -76,6 +77,15 @@ def _lookup_hint(tokens, bs, by_name, got, want) -> str:
             "parent = the name before (None first); keep by_name[name] while it is cached")
 
 
+def _blocks(ex: str, got) -> list[int]:
+    """The blocks an answer returned, as plain ints (AssertionError otherwise)."""
+    got = plain(ex, got, "your blocks")
+    if type(got) not in (list, tuple) or not all(type(b) is int for b in got):
+        raise AssertionError(f"{ex}: return a list of blocks (ints), got {describe(got)}")
+    return list(got)
+
+
+@exercise_check("ex06_10")
 def check_ex06_10(obj, hidden: bool = False) -> None:
     """``obj(tokens, block_size, by_name) -> [block, ...]``: the cached blocks holding the
     leading full blocks of ``tokens``."""
@@ -88,18 +98,14 @@ def check_ex06_10(obj, hidden: bool = False) -> None:
         for tokens in queries:
             want = cached_prefix(tokens, bs, by_name)
             call = f"prefix_hits({tokens[:24]}{' ...' if len(tokens) > 24 else ''}, block_size={bs}, by_name)"
-            got = attempt(ex, obj, list(tokens), bs, dict(by_name), what=f"on {call}")
-            try:
-                got = [int(b) for b in got]
-            except (TypeError, ValueError):
-                raise AssertionError(f"{ex}: return a list of blocks (ints), got "
-                                     f"{got!r:.60}") from None
+            got = _blocks(ex, attempt(ex, obj, list(tokens), bs, dict(by_name),
+                                      what=f"on {call}"))
             if got != want:
                 raise AssertionError(f"{ex}: {call} returned {got}, the cache holds {want}: "
                                      f"{_lookup_hint(tokens, bs, by_name, got, want)}")
 
     def rule(tokens, block_size, by_name):
-        return [int(b) for b in attempt(ex, obj, list(tokens), block_size, by_name)]
+        return _blocks(ex, attempt(ex, obj, list(tokens), block_size, by_name))
     for reqs, knobs in _workloads(rng, 2 if hidden else 1):
         compare(ex, reqs, knobs, lambda a, b: "A sequence took other cached blocks than the "
                 "lab's lookup gives it", cache_hint="Check the lookup on shared prefixes",
@@ -146,6 +152,7 @@ def _release_hint(table, ref0, named, got, want) -> str:
             "-> end of free")
 
 
+@exercise_check("ex06_11")
 def check_ex06_11(obj, hidden: bool = False) -> None:
     """``obj(block_table, ref, named, evictable, free)``: updates ``ref``, ``evictable``
     (an OrderedDict, LRU first) and ``free`` (a deque) in place."""
@@ -160,7 +167,8 @@ def check_ex06_11(obj, hidden: bool = False) -> None:
         call = (f"release_blocks({table}, ref={ref}, named={sorted(named)}, "
                 f"evictable={list(lru)}, free={list(free)})")
         attempt(ex, obj, list(table), got[0], set(named), got[1], got[2], what=f"on {call}")
-        as_lists = [(list(r), list(e), list(f)) for r, e, f in (got, want)]
+        as_lists = [tuple(plain(ex, list(x), "what you left in ref, evictable, free")
+                          for x in state) for state in (got, want)]
         if as_lists[0] != as_lists[1]:
             raise AssertionError(
                 f"{ex}: {call} left ref={as_lists[0][0]}, evictable={as_lists[0][1]}, "

@@ -12,7 +12,8 @@ import numpy as np
 
 from ..decoder.stepsim import StepCost, simulate_steps
 from ..traffic import Request
-from .guard import bounded, case_rng, require_callable as _callable
+from .guard import bounded, case_rng, exercise_check, require_callable as _callable
+from .plain import describe, plain
 
 
 # ---- ex06_7: where a speed-up comes from ---------------------------------------------------
@@ -67,21 +68,23 @@ _SPEEDUP_HINTS = {
 }
 
 
+@exercise_check("ex06_7")
 def check_ex06_7(obj, hidden: bool = False) -> None:
     """``obj(fast, slow) -> {"tokens_per_s", "tokens_per_step", "ms_per_step"}``: each the
     ratio fast / slow of two ``EngineResult``s."""
     ex = "ex06_7"
     _callable(ex, obj, "speedup_parts")
     for fast, slow, what in _speedup_pairs(hidden):
-        got = bounded(ex, obj, fast, slow)
+        got = plain(ex, bounded(ex, obj, fast, slow))
         want = speedup_ref(fast, slow)
-        if not isinstance(got, dict) or not set(want) <= set(got):
+        if type(got) is not dict or not set(want) <= set(got):
             raise AssertionError(f"{ex}: return a dict with keys {sorted(want)}")
         for key, ref in want.items():
             try:
                 val = float(got[key])
             except (TypeError, ValueError):
-                raise AssertionError(f"{ex}: {key} must be a number, got {got[key]!r}") from None
+                raise AssertionError(f"{ex}: {key} must be a number, got {describe(got[key])}") \
+                    from None
             if np.isclose(val, ref, rtol=1e-6):
                 continue
             flip = " (that is slow / fast: divide fast by slow)" if np.isclose(

@@ -12,6 +12,7 @@ from ..decoder import Engine, KVBudgetExceeded, SchedulerConfig
 from ..decoder.stepsim import CostRunner, StepCost
 from ..decoder.workload import shared_prefix_requests
 from ..traffic import Request
+from .guard import case_rng
 
 COST = StepCost(fixed_ms=1.0, per_seq_ms=0.1, per_token_ms=0.01, per_kv_ms=0.001)
 
@@ -31,24 +32,33 @@ def drawn_requests(rng: np.random.Generator, n: int, max_prompt: int,
                     int(rng.integers(1, max_out + 1))) for i in range(n)]
 
 
-def cases(hidden: bool) -> list[tuple[list[Request], dict]]:
-    """Workloads with on-demand KV under pressure (preemptions) and chunked prefill."""
+def cases(ex: str, hidden: bool) -> list[tuple[list[Request], dict]]:
+    """Workloads with on-demand KV under pressure (preemptions) and chunked prefill; the
+    hidden ones are drawn from the grader's seed (``case_rng``), in the same four shapes."""
     tight = dict(admission="on_demand", block_size=4)
     if not hidden:
         return [(_requests(1, 12, 30, 20), dict(max_seqs=4, kv_budget_tokens=64,
                                                 max_tokens_per_step=16, **tight)),
                 (_requests(2, 16, 12, 30), dict(max_seqs=6, kv_budget_tokens=96,
                                                 max_tokens_per_step=24, **tight))]
-    shared = shared_prefix_requests(20, 24, prefixes=2, suffix_len=(1, 10), output_len=(1, 16),
-                                    gap_ms=1.0, seed=3)
-    return [(_requests(3, 30, 40, 25), dict(max_seqs=5, kv_budget_tokens=80,
-                                            max_tokens_per_step=12, **tight)),
-            (_requests(4, 24, 8, 40), dict(max_seqs=8, kv_budget_tokens=64,
-                                           max_tokens_per_step=64, **tight)),
-            (_requests(5, 20, 60, 10), dict(max_seqs=3, kv_budget_tokens=128,
-                                            max_tokens_per_step=7, block_size=8)),
-            (shared, dict(max_seqs=4, kv_budget_tokens=96, max_tokens_per_step=20,
-                          prefix_caching=True, **tight))]
+    rng = case_rng(ex, True)
+    seed = lambda: int(rng.integers(1, 2**31))  # noqa: E731
+    pick = lambda lo, hi: int(rng.integers(lo, hi + 1))  # noqa: E731
+    shared = shared_prefix_requests(pick(15, 25), pick(16, 32), prefixes=pick(2, 3),
+                                    suffix_len=(1, 10), output_len=(1, 16), gap_ms=1.0,
+                                    seed=seed())
+    max_prompt = pick(30, 50)
+    return [(_requests(seed(), pick(20, 35), max_prompt, pick(15, 30)),
+             dict(max_seqs=pick(3, 6), kv_budget_tokens=4 * pick(max_prompt // 4 + 10, 30),
+                  max_tokens_per_step=pick(8, 16), **tight)),
+            (_requests(seed(), pick(16, 30), pick(4, 10), pick(25, 45)),
+             dict(max_seqs=pick(5, 10), kv_budget_tokens=4 * pick(15, 22),
+                  max_tokens_per_step=64, **tight)),
+            (_requests(seed(), pick(15, 25), pick(40, 70), pick(5, 15)),
+             dict(max_seqs=pick(2, 4), kv_budget_tokens=8 * pick(12, 20),
+                  max_tokens_per_step=pick(5, 9), block_size=8)),
+            (shared, dict(max_seqs=pick(3, 5), kv_budget_tokens=4 * pick(22, 30),
+                          max_tokens_per_step=pick(16, 24), prefix_caching=True, **tight))]
 
 
 def _run(reqs, knobs, **rules):
@@ -70,6 +80,8 @@ def compare(ex: str, reqs, knobs, hint, cache_hint: str = "", **rules) -> None:
     the prefix cache's counters differ)."""
     try:
         got = _run(reqs, knobs, **rules)
+    except NotImplementedError:
+        raise  # the release stub: "not attempted" (guard.exercise_check)
     except (KVBudgetExceeded, ValueError, RuntimeError, IndexError, KeyError,
             TypeError) as err:
         raise AssertionError(f"{ex}: with {knobs}: {type(err).__name__}: {err}") from None

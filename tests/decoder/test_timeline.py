@@ -7,14 +7,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from labsupport.decoder import Engine, SchedulerConfig  # noqa: E402
-from labsupport.decoder.stepsim import CostRunner, simulate  # noqa: E402
+from labsupport.decoder.stepsim import CostRunner, simulate_steps  # noqa: E402
 from labsupport.decoder.timeline import block_grid, plot_blocks, plot_timelines  # noqa: E402
 from labsupport.traffic import Request  # noqa: E402
 
 
 def test_every_panel_spans_the_longest_run():
     reqs = [Request(i, 0.0, 4, 2 + 9 * (i % 4)) for i in range(24)]
-    runs = {m: simulate(reqs, SchedulerConfig(mode=m, max_seqs=4)) for m in ("continuous",
+    runs = {m: simulate_steps(reqs, SchedulerConfig(mode=m, max_seqs=4)) for m in ("continuous",
                                                                                 "request")}
     n = {m: len(r.steps) for m, r in runs.items()}
     assert n["request"] > n["continuous"] + 10      # the case that sharex used to cut
@@ -38,7 +38,7 @@ def test_block_grid_marks_shared_prefix_blocks():
     plot_blocks(res)
     plt.close("all")
     with pytest.raises(ValueError, match="record_blocks"):
-        block_grid(simulate([Request(0, 0.0, 3, 2)]))
+        block_grid(simulate_steps([Request(0, 0.0, 3, 2)]))
 
 
 def test_block_table_marks_preemptions_and_has_a_legend():
