@@ -14,6 +14,7 @@ from ...projector import title as set_title
 PANELS = (("queue_depth", "queue (texts)"), ("mean_batch", "mean batch size"),
           ("latency", "latency (ms)"), ("throughput_rps", "completed (req/s)"))
 MIN_SAMPLES = 2  # one sample draws no line: the plot waits for two
+GAP_S = 10.0     # samples further apart than this (the poller was stopped) break the lines
 
 
 def describe(cfg: dict) -> str:
@@ -57,22 +58,23 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
                 ax.set_visible(False)
             return fig
         t = [s["t"] for s in samples]
+        line = lambda ax, ys, **kw: ax.plot(*_broken(t, ys), **kw)  # noqa: E731
         for ax, (key, label) in zip(axes, PANELS):
             if key == "latency":
-                ax.plot(t, [_nan(s["p50_ms"]) for s in samples], color="C0", label="p50")
-                ax.plot(t, [_nan(s["p99_ms"]) for s in samples], color="C1", label="p99")
+                line(ax, [_nan(s["p50_ms"]) for s in samples], color="C0", label="p50")
+                line(ax, [_nan(s["p99_ms"]) for s in samples], color="C1", label="p99")
                 ax.legend(loc="upper left", ncols=1 if presenter else 2)
             elif key == "throughput_rps":
-                ax.plot(t, [s[key] for s in samples], color="C2")
+                line(ax, [s[key] for s in samples], color="C2")
                 ax.yaxis.label.set_color("C2")
                 rej = ax.twinx()  # 429s on their own axis: a big burst must not flatten the rest
-                rej.plot(t, [s["rejected_rps"] for s in samples], color="C3", ls="--")
+                line(rej, [s["rejected_rps"] for s in samples], color="C3", ls="--")
                 rej.set_ylabel("rejected (429/s)", color="C3")
                 rej.tick_params(axis="y", colors="C3")
                 rej.yaxis.set_major_locator(MaxNLocator(4, integer=True))
                 rej.set_ylim(0, max(4.0, 1.15 * max(s["rejected_rps"] for s in samples)))
             else:
-                ax.plot(t, [s[key] for s in samples], color="C0" if key == "mean_batch" else "C4")
+                line(ax, [s[key] for s in samples], color="C0" if key == "mean_batch" else "C4")
             ax.set_ylabel(label)
             counts = key in ("queue_depth", "mean_batch")
             ax.yaxis.set_major_locator(MaxNLocator(5, integer=counts))
@@ -93,6 +95,8 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
                 last = tc
         for ax in axes[2:]:
             ax.set_xlabel("service clock (s)")
+        axes[0].xaxis.set_major_locator(MaxNLocator(4 if presenter else 6))  # shared: no
+        # tick labels running into each other ("100150200") at the presenter size
         grow = st.text_px / 16.0  # margins for the labels grow with the text
         fig.subplots_adjust(left=0.09 * grow, right=1 - 0.09 * grow, top=axes_top,
                             bottom=0.11 * grow, hspace=0.16 * grow, wspace=0.3 * grow)
@@ -117,6 +121,19 @@ def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False) -> 
 
 def _nan(v) -> float:
     return math.nan if v is None else v
+
+
+def _broken(t: list[float], ys: list[float]) -> tuple[list[float], list[float]]:
+    """``t``, ``ys`` with a NaN between two samples more than ``GAP_S`` apart: no straight
+    line across the minutes the poller was stopped, which would read as a slow trend."""
+    xs, out = [], []
+    for i, (x, y) in enumerate(zip(t, ys)):
+        if i and x - t[i - 1] > GAP_S:
+            xs.append(0.5 * (x + t[i - 1]))
+            out.append(math.nan)
+        xs.append(x)
+        out.append(y)
+    return xs, out
 
 
 def line_html(text: str, css_class: str, *, presenter: bool = False) -> str:

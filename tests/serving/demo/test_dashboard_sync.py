@@ -87,6 +87,48 @@ def test_the_poller_follows_another_client_and_stop_leaves_one_state(dash, servi
     assert "poller stopped" in dash._w["status"].value
     dash.configure(policy="window")  # the sliders still work without the poller
     agrees(dash, service.get("/config"))
+    dash.start()  # a restart: the status line no longer says the poller stopped
+    assert "poller stopped" not in dash._w["status"].value
+    assert "restarted" in dash._w["status"].value
+
+
+def test_a_stopped_service_is_not_shown_as_running():
+    """Once the service refuses connections the poller ends and the status line says the
+    config shown is the last one seen, not one that still runs."""
+    from labsupport.costs import ServiceModel
+    from labsupport.serving.ops.launcher import start_service
+    svc = start_service("fake", max_batch=4, max_delay_ms=5.0, max_queue=16,
+                        fake=ServiceModel(1.0, 0.1), timeout_s=30)
+    dash = Dashboard(svc.url, interval_s=0.1)
+    try:
+        dash.widget(start=True)
+        assert dash._w["status"].value.count("service runs") == 1
+        svc.stop()
+        assert until(lambda: not dash.running)
+        status = dash._w["status"].value
+        assert "service ran (last seen)" in status and "service runs" not in status, status
+    finally:
+        dash.stop()
+        svc.stop()
+
+
+def test_lines_break_where_the_poller_was_stopped():
+    """No straight line across the minutes without samples (it would read as a trend)."""
+    import math
+    from labsupport.serving.demo.dashboard_view import GAP_S, figure
+    cfg = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+    sample = lambda t, q: {"t": t, "queue_depth": q, "mean_batch": 1.0, "p50_ms": 5.0,  # noqa: E731
+                           "p99_ms": 9.0, "throughput_rps": 10.0, "rejected_rps": 0.0}
+    ts = [0.0, 1.5, 3.0, 3.0 + 20 * GAP_S, 4.5 + 20 * GAP_S]
+    fig = figure([sample(t, q) for t, q in zip(ts, (0, 5, 10, 120, 125))], [], cfg)
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            xs, ys = list(line.get_xdata()), list(line.get_ydata())
+            gaps = [i for i, y in enumerate(ys) if isinstance(y, float) and math.isnan(y)]
+            assert len(gaps) == 1 and xs[gaps[0] - 1] == 3.0, (xs, ys)
+    steady = figure([sample(t, 1) for t in ts[:3]], [], cfg)
+    assert not any(math.isnan(y) for ax in steady.axes for ln in ax.get_lines()
+                   for y in ln.get_ydata())
 
 
 def test_a_burst_of_slider_moves_posts_one_change(dash, service):
