@@ -232,6 +232,8 @@ class Dashboard:
         if getattr(self._tls, "syncing", False) or self.load is None:
             return
         (self.load.pause if change["new"] else self.load.resume)()
+        if not change["new"] and self._w:
+            self.start()  # resuming the load brings a stopped plot back too (one button)
         with self._lock:
             self._show()
 

@@ -47,7 +47,7 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
            presenter: bool = False, title: str | None = None):
     """The dashboard's figure: ``samples`` (``/stats`` dicts), ``marks`` ``(t, label)`` on
     the service's clock, ``cfg`` (the live config) in the title."""
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
     with drawing(presenter) as st:
         fig = st.figure(6.4 if not presenter else 7.2)
         axes = fig.subplots(2, 2, sharex=True).ravel()
@@ -63,6 +63,8 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
             if key == "latency":
                 line(ax, [_nan(s["p50_ms"]) for s in samples], color="C0", label="p50")
                 line(ax, [_nan(s["p99_ms"]) for s in samples], color="C1", label="p99")
+                ax.yaxis.set_major_formatter(FuncFormatter(_short))  # "12k": a 5-digit
+                # tick would push the axis label off the figure's edge at the presenter size
                 ax.legend(loc="upper left", ncols=1 if presenter else 2)
             elif key == "throughput_rps":
                 line(ax, [s[key] for s in samples], color="C2")
@@ -73,8 +75,11 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
                 rej.tick_params(axis="y", colors="C3")
                 rej.yaxis.set_major_locator(MaxNLocator(4, integer=True))
                 rej.set_ylim(0, max(4.0, 1.15 * max(s["rejected_rps"] for s in samples)))
+            elif key == "mean_batch":  # no batch ran (a paused load): no point, not a 0
+                line(ax, [_nan(s[key] if s.get("batches") != 0 else None) for s in samples],
+                     color="C0")
             else:
-                line(ax, [s[key] for s in samples], color="C0" if key == "mean_batch" else "C4")
+                line(ax, [s[key] for s in samples], color="C4")
             ax.set_ylabel(label)
             counts = key in ("queue_depth", "mean_batch")
             ax.yaxis.set_major_locator(MaxNLocator(5, integer=counts))
@@ -112,7 +117,7 @@ def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False) -> 
                   ("max_queue", str(cfg.get("max_queue", "–")))]
     s = sample or {}
     numbers = [("queue", str(s.get("queue_depth", "–"))),
-               ("mean batch", f"{s['mean_batch']:.1f}" if s else "–"),
+               ("mean batch", f"{s['mean_batch']:.1f}" if s and s.get("batches") != 0 else "–"),
                ("p50", fmt(s.get("p50_ms"), " ms")), ("p99", fmt(s.get("p99_ms"), " ms")),
                ("completed/s", fmt(s.get("throughput_rps"))),
                ("rejected/s", fmt(s.get("rejected_rps")))]
@@ -121,6 +126,11 @@ def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False) -> 
 
 def _nan(v) -> float:
     return math.nan if v is None else v
+
+
+def _short(v: float, _pos=None) -> str:
+    """A tick label in thousands from 10 000 on (``12k``, ``12.5k``): narrower than 12500."""
+    return f"{v / 1000:g}k" if abs(v) >= 10_000 else f"{v:g}"
 
 
 def _broken(t: list[float], ys: list[float]) -> tuple[list[float], list[float]]:

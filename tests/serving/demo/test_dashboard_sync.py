@@ -210,3 +210,66 @@ def test_change_labels():
     assert change_label(old, new) == "max_batch 16→1, max_delay_ms 5→9, policy work_conserving→window"
     assert mark_label(old, new) == "batch→1 delay→9 window"
     assert change_label(old, old) == mark_label(old, old) == ""
+
+
+class _Load:
+    """The part of ``SteadyLoad`` the dashboard drives (no traffic: only its state)."""
+    paused = False
+
+    def pause(self):
+        self.paused = True
+
+    def resume(self):
+        self.paused = False
+
+    def describe(self):
+        return "paused" if self.paused else "running"
+
+
+def test_resume_load_brings_a_stopped_plot_back(service):
+    """After ``stop()`` (notebook 07 §5 pauses the load and stops the plot), the one
+    'resume load' button restarts both."""
+    dash = Dashboard(service.url, interval_s=0.1, load=_Load())
+    try:
+        dash.widget(start=True)
+        dash._w["pause"].value = True  # press 'pause load'
+        dash.stop()
+        assert dash.load.paused and not dash.running
+        dash._w["pause"].value = False  # press 'resume load'
+        assert not dash.load.paused and dash.running
+        assert "restarted" in dash._w["status"].value
+    finally:
+        dash.stop()
+
+
+def test_no_batch_is_not_a_batch_of_zero():
+    """A window without batches (a paused load) shows no mean batch, not 0."""
+    import math
+    from labsupport.serving.demo.dashboard_view import figure, readout_html
+    cfg = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+    sample = lambda t, b: {"t": t, "queue_depth": 0, "batches": b,  # noqa: E731
+                           "mean_batch": 2.0 if b else 0.0, "p50_ms": None, "p99_ms": None,
+                           "throughput_rps": 0.0, "rejected_rps": 0.0}
+    assert "0.0" not in readout_html(cfg, sample(1.0, 0)).split("mean batch")[1].split("p50")[0]
+    assert "2.0" in readout_html(cfg, sample(1.0, 3))
+    ys = figure([sample(1.0, 3), sample(2.5, 0)], [], cfg).axes[1].get_lines()[0].get_ydata()
+    assert ys[0] == 2.0 and math.isnan(ys[1])
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+def test_every_axis_label_stays_on_the_figure(presenter):
+    """Seconds of latency (an overloaded service) must not push the latency label off the
+    figure's left edge, at either size."""
+    from labsupport.serving.demo.dashboard_view import figure
+    cfg = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+    ss = [{"t": 1.5 * i, "queue_depth": 128, "batches": 4, "mean_batch": 16.0,
+           "p50_ms": 9000.0 + 500 * i, "p99_ms": 11000.0 + 500 * i, "throughput_rps": 40.0,
+           "rejected_rps": 30.0} for i in range(8)]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    fig = figure(ss, [], cfg, presenter=presenter)
+    FigureCanvasAgg(fig).draw()  # as ``projector.png`` draws it
+    width = fig.bbox.width
+    for ax in fig.axes:
+        for label in (ax.xaxis.label, ax.yaxis.label):
+            box = label.get_window_extent()
+            assert box.x0 >= 0 and box.x1 <= width, (label.get_text(), box, width)
