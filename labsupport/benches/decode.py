@@ -12,7 +12,8 @@ Runs (one process, one model, one after another):
    computing padding until the longest member ends).
 2. offline: the conversation prompts all at t = 0: our continuous engine vs
    ``transformers`` continuous batching, sized like ours (same KV tokens, same per-step
-   token budget, same concurrency; both sizings are printed), run round robin.
+   token budget, same concurrency; both sizings are printed), run round robin, each timed
+   the same way: generated tokens per CPU second of the process over its whole run.
 3. prefix: requests sharing a ``--prefix-len``-token prompt prefix, with and without
    ``prefix_caching``: tokens fed to the model, prefill tokens fed, TTFT p50.
 4. chunked prefill: the code workload at several ``max_tokens_per_step``: TTFT p99 against
@@ -88,9 +89,10 @@ def _args(argv):
 def _engine(model, reqs, clock="cpu", **knobs):
     from labsupport.decoder import Engine, ModelRunner, SchedulerConfig
     eng = Engine(ModelRunner(model), SchedulerConfig(**knobs), clock=clock)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = eng.run(reqs)
     res.meta["wall_s"] = time.perf_counter() - t0
+    res.meta["cpu_s"] = time.process_time() - c0     # the whole run, as the peer is timed
     return res
 
 
@@ -151,10 +153,20 @@ def _offline_rows(model, at0, a, knobs) -> dict:
                 peers.append(run_peer(model, at0, sizing))
             except Exception as exc:  # a peer that breaks must not hide our own figures
                 err = f"{type(exc).__name__}: {exc}"
-    tps = [metrics.summarize_decode(r)["tokens_per_s"] for r in ours]
-    best = ours[tps.index(max(tps))]
-    out = {"order": "round robin: ours, peer, ours, peer, ...", "continuous": _summary(best)}
-    out["continuous"]["tokens_per_s_runs"] = [round(float(x), 1) for x in tps]
+    # like the peer: generated tokens per CPU second of the process over the whole run
+    # (scheduling, bookkeeping and the model), not only the steps the engine clock counts
+    cpu_tps = [sum(len(s.output) for s in r.sequences) / r.meta["cpu_s"] for r in ours]
+    best = ours[cpu_tps.index(max(cpu_tps))]
+    out = {"order": "round robin: ours, peer, ours, peer, ...",
+           "basis": "over_peer = cpu_tokens_per_s / the peer's tokens_per_s: generated tokens "
+                    "per CPU second of this process over the whole run (time.process_time), "
+                    "both engines; continuous.tokens_per_s is our engine clock (CPU time of "
+                    "the steps only)",
+           "continuous": _summary(best)}
+    out["continuous"]["cpu_tokens_per_s"] = round(max(cpu_tps), 1)
+    out["continuous"]["cpu_tokens_per_s_runs"] = [round(x, 1) for x in cpu_tps]
+    out["continuous"]["tokens_per_s_runs"] = [
+        round(float(metrics.summarize_decode(r)["tokens_per_s"]), 1) for r in ours]
     out["continuous"]["wall_tokens_per_s"] = round(out["continuous"]["tokens"]
                                                    / out["continuous"]["wall_s"], 1)
     out["ours_sizing"] = {k: v for k, v in knobs.items() if k != "clock"}
@@ -268,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
                  / v["reserve"]["tokens_per_s"] for w, v in capped.items()}}
     peer = offline.get("transformers_generate_batch", {})
     if "tokens_per_s" in peer:
-        ratios["over_peer"] = offline["continuous"]["tokens_per_s"] / peer["tokens_per_s"]
+        ratios["over_peer"] = offline["continuous"]["cpu_tokens_per_s"] / peer["tokens_per_s"]
     report = {
         "device": str(next(model.parameters()).device), "torch_threads": torch.get_num_threads(),
         "model": a.model or "tiny GPT-2 (2 layers, 128 hidden, vocab 1000, seeded)",

@@ -139,6 +139,8 @@ class BlockManager:
     def grow(self, seq: DecodeSequence, n_tokens: int) -> None:
         """Give ``seq`` enough blocks for ``n_tokens`` tokens in total."""
         need = self.extra_blocks(seq, n_tokens)
+        if need == 0:          # holds them already (every decode step under ``reserve``)
+            return
         if need > self.num_free:
             raise KVBudgetExceeded(
                 f"sequence {seq.id} needs {need} more KV blocks, {self.num_free} free "
@@ -162,7 +164,8 @@ class BlockManager:
         nobody holds any more stays cached (evictable); the last blocks are released first,
         so they are evicted before the prefix they extend (``release``)."""
         self.release_fn(seq.block_table, self.ref, self._name, self._evictable, self._free)
-        if len(self._free) + len(self._evictable) + sum(r > 0 for r in self.ref) != self.num_blocks:
+        held = self.num_blocks - self.ref.count(0)      # list.count: C speed, every release
+        if min(self.ref) < 0 or len(self._free) + len(self._evictable) + held != self.num_blocks:
             raise KVBudgetExceeded(f"releasing sequence {seq.id} lost or duplicated a block: "
                                    "each block must be held, free or evictable, exactly once")
         seq.block_table = []

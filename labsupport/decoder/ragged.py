@@ -47,20 +47,25 @@ def layout(plan: StepPlan, kv: BlockManager, max_positions: int | None = None) -
     ids, pos, slots, rows, last = [], [], [], [], []
     scratch, bs = kv.num_blocks * kv.block_size, kv.block_size
     for seq, n, pad in zip(plan.seqs, plan.num_new, plan.pad):
-        start = seq.num_cached
+        start, table = seq.num_cached, seq.block_table
         if pad:
             ids.append(seq.output[-1])
             pos.append(start if max_positions is None else min(start, max_positions - 1))
             slots.append(scratch)
-            rows.append((len(ids) - 1, 1, start - 1, seq.block_table[:kv.blocks_for(start)]))
+            rows.append((len(ids) - 1, 1, start - 1, table[:-(-start // bs)]))
         else:
             if max_positions is not None and start + n > max_positions:
                 raise ValueError(f"sequence {seq.id} reaches {start + n} tokens, more than "
                                  f"the model's n_positions={max_positions}")
-            ids += seq.token_slice(start, start + n)
-            pos += range(start, start + n)
-            slots += slot_mapping(seq.block_table, bs, start, start + n)
-            rows.append((len(ids) - n, n, start, seq.block_table[:kv.blocks_for(start + n)]))
+            if n == 1:   # a decode row (the common case), without the general slicing
+                ids.append(seq.token_slice(start, start + 1)[0])
+                pos.append(start)
+                slots.append(table[start // bs] * bs + start % bs)
+            else:
+                ids += seq.token_slice(start, start + n)
+                pos += range(start, start + n)
+                slots += slot_mapping(table, bs, start, start + n)
+            rows.append((len(ids) - n, n, start, table[:-(-(start + n) // bs)]))
         last.append(len(ids) - 1)
     return StepLayout(ids, pos, slots, rows, last)
 

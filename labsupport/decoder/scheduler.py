@@ -134,12 +134,12 @@ class Scheduler:
     def schedule(self, now: float = 0.0) -> StepPlan:
         """Pick this step's sequences and token counts, within every budget."""
         plan, budget = StepPlan(), self.cfg.max_tokens_per_step
+        preempt = lambda victim: self._preempt(victim, plan)  # noqa: E731
         for seq in list(self.running):               # 1. running ones keep going
             if seq.status is not Status.RUNNING or budget == 0:
                 continue
             n = min(seq.uncached, budget)
-            if self.grow_fn(seq, seq.num_cached + n, self.running, self.kv,
-                            lambda victim: self._preempt(victim, plan)):
+            if self.grow_fn(seq, seq.num_cached + n, self.running, self.kv, preempt):
                 if (seq.status is not Status.RUNNING
                         or self.kv.extra_blocks(seq, seq.num_cached + n)):
                     raise ValueError(f"grow_or_preempt returned True for sequence {seq.id}, "

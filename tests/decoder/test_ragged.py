@@ -82,14 +82,15 @@ def test_the_runner_attends_exactly_as_the_packed_mask_says():
     while eng.has_work():
         plan = eng.sched.schedule(eng.now)
         lay = layout(plan, eng.sched.kv)
-        _, _, _, groups, _ = eng.runner._meta(plan, eng.sched.kv)
+        *_, groups, _ = eng.runner._meta(plan, eng.sched.kv)
         got = np.zeros_like(packed_mask(lay.spans))
         key0 = np.cumsum([0] + [c + n for c, n in lay.spans])
         owner = {first + i: (r, i) for r, (first, n, _, _) in enumerate(lay.rows) for i in range(n)}
-        for q_idx, _, mask, keep, out_idx, (B, Q, NB) in groups:
-            visible = (mask[:, 0] == 0).reshape(B * Q, -1).numpy()
-            rows = range(B * Q) if keep is None else keep.tolist()
-            for row, q in zip(rows, out_idx.tolist()):
+        for call in groups:
+            B, Q, _ = call.shape
+            visible = (~call.hidden).reshape(B * Q, -1).numpy()
+            rows = range(B * Q) if call.keep is None else call.keep.tolist()
+            for row, q in zip(rows, call.out_idx.tolist()):
                 r, _ = owner[q]
                 ctx = lay.spans[r][0] + lay.spans[r][1]
                 cols = np.flatnonzero(visible[row])

@@ -3,6 +3,8 @@ Unix user reads every file they can — this clone (the package, the release, th
 git history), the course root with the exchange, the other users' homes — and none of it
 reveals the knowledge check's key or the hidden tests.
 
+Virtual environments in the clone are read only where the lab installed itself (third-party
+packages hold nothing of this course; nbgrader's own tests even carry its generic markers).
 Key material looked for: the key file's explanations and its JSON, the solutions' answer
 lines, hidden-test blocks. Hidden *cases* of the code exercises are in no file at all (each
 grading run draws them from its secret seed). Needs root, ``useradd``/``runuser`` and the
@@ -44,8 +46,23 @@ SCAN = r"""
 import json, os, subprocess, sys
 roots, markers, repo = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
 found, read = [], 0
+def ours(name):
+    return "labsupport" in name
+
 for root in roots:
     for folder, dirs, files in os.walk(root):
+        if "pyvenv.cfg" in files:
+            # a virtual environment: third-party packages hold nothing of this course; read
+            # only what an install of the lab put there (an editable hook or a copied package)
+            sites = [os.path.join(folder, d, p, "site-packages") for d in ("lib", "lib64")
+                     if os.path.isdir(os.path.join(folder, d)) for p in os.listdir(os.path.join(folder, d))]
+            dirs[:] = []
+            files = [os.path.join(site, n) for site in sites if os.path.isdir(site)
+                     for n in os.listdir(site) if ours(n)]
+            for entry in list(files):
+                if os.path.isdir(entry):
+                    files.remove(entry)
+                    files += [os.path.join(f, n) for f, _, ns in os.walk(entry) for n in ns]
         for name in files:
             path = os.path.join(folder, name)
             if os.path.islink(path):

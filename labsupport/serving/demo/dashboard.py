@@ -53,6 +53,7 @@ class Dashboard:
         self.live_config: dict = {}  # the service's config as last seen: every widget shows it
         self.note = ""               # the status line's latest event
         self.posts = 0               # config changes this dashboard sent
+        self.gone = False            # the poller ended: the service refused connections
         self.redraws = 0
         self._marked: dict = {}      # the config at the last mark
         self._changes_seen: int | None = None
@@ -147,7 +148,8 @@ class Dashboard:
 
     def status(self) -> str:
         """The status line: the live config and the latest event."""
-        text = f"service runs {dashboard_view.describe(self.live_config)}"
+        verb = "service ran (last seen)" if self.gone else "service runs"
+        text = f"{verb} {dashboard_view.describe(self.live_config)}"
         return text + (f" — {self.note}" if self.note else "")
 
     def _show(self) -> None:
@@ -230,6 +232,8 @@ class Dashboard:
         if getattr(self._tls, "syncing", False) or self.load is None:
             return
         (self.load.pause if change["new"] else self.load.resume)()
+        if not change["new"] and self._w:
+            self.start()  # resuming the load brings a stopped plot back too (one button)
         with self._lock:
             self._show()
 
@@ -238,6 +242,11 @@ class Dashboard:
         """Poll and redraw in a daemon thread until ``stop()`` (or ``max_duration_s``)."""
         if self.running:
             return
+        with self._lock:
+            if self._thread is not None:  # a restart: the "poller stopped" note is over
+                self.note = f"poller restarted at {time.strftime('%H:%M:%S')}"
+            self.gone = False
+            self._show()
         self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="dashboard", daemon=True)
         self._thread.start()
@@ -255,6 +264,7 @@ class Dashboard:
             except Exception as exc:
                 refused = refused + 1 if isinstance(exc, httpx.ConnectError) else 0
                 with self._lock:
+                    self.gone = refused >= MAX_FAILURES
                     self.note = (f"polling {'stopped' if refused >= MAX_FAILURES else 'retrying'}"
                                  f": {type(exc).__name__}: {exc}")
                     self._show()
@@ -276,6 +286,8 @@ class Dashboard:
         try:
             self.refresh()
         except Exception as exc:
+            import httpx
+            self.gone = isinstance(exc, httpx.ConnectError)
             self.note = f"poller stopped; the service did not answer: {exc}"
         else:
             self.note = f"poller stopped at {time.strftime('%H:%M:%S')}; dash.start() resumes"

@@ -14,6 +14,7 @@ from ...projector import title as set_title
 PANELS = (("queue_depth", "queue (texts)"), ("mean_batch", "mean batch size"),
           ("latency", "latency (ms)"), ("throughput_rps", "completed (req/s)"))
 MIN_SAMPLES = 2  # one sample draws no line: the plot waits for two
+GAP_S = 10.0     # samples further apart than this (the poller was stopped) break the lines
 
 
 def describe(cfg: dict) -> str:
@@ -46,7 +47,7 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
            presenter: bool = False, title: str | None = None):
     """The dashboard's figure: ``samples`` (``/stats`` dicts), ``marks`` ``(t, label)`` on
     the service's clock, ``cfg`` (the live config) in the title."""
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
     with drawing(presenter) as st:
         fig = st.figure(6.4 if not presenter else 7.2)
         axes = fig.subplots(2, 2, sharex=True).ravel()
@@ -57,22 +58,28 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
                 ax.set_visible(False)
             return fig
         t = [s["t"] for s in samples]
+        line = lambda ax, ys, **kw: ax.plot(*_broken(t, ys), **kw)  # noqa: E731
         for ax, (key, label) in zip(axes, PANELS):
             if key == "latency":
-                ax.plot(t, [_nan(s["p50_ms"]) for s in samples], color="C0", label="p50")
-                ax.plot(t, [_nan(s["p99_ms"]) for s in samples], color="C1", label="p99")
+                line(ax, [_nan(s["p50_ms"]) for s in samples], color="C0", label="p50")
+                line(ax, [_nan(s["p99_ms"]) for s in samples], color="C1", label="p99")
+                ax.yaxis.set_major_formatter(FuncFormatter(_short))  # "12k": a 5-digit
+                # tick would push the axis label off the figure's edge at the presenter size
                 ax.legend(loc="upper left", ncols=1 if presenter else 2)
             elif key == "throughput_rps":
-                ax.plot(t, [s[key] for s in samples], color="C2")
+                line(ax, [s[key] for s in samples], color="C2")
                 ax.yaxis.label.set_color("C2")
                 rej = ax.twinx()  # 429s on their own axis: a big burst must not flatten the rest
-                rej.plot(t, [s["rejected_rps"] for s in samples], color="C3", ls="--")
+                line(rej, [s["rejected_rps"] for s in samples], color="C3", ls="--")
                 rej.set_ylabel("rejected (429/s)", color="C3")
                 rej.tick_params(axis="y", colors="C3")
                 rej.yaxis.set_major_locator(MaxNLocator(4, integer=True))
                 rej.set_ylim(0, max(4.0, 1.15 * max(s["rejected_rps"] for s in samples)))
+            elif key == "mean_batch":  # no batch ran (a paused load): no point, not a 0
+                line(ax, [_nan(s[key] if s.get("batches") != 0 else None) for s in samples],
+                     color="C0")
             else:
-                ax.plot(t, [s[key] for s in samples], color="C0" if key == "mean_batch" else "C4")
+                line(ax, [s[key] for s in samples], color="C4")
             ax.set_ylabel(label)
             counts = key in ("queue_depth", "mean_batch")
             ax.yaxis.set_major_locator(MaxNLocator(5, integer=counts))
@@ -93,6 +100,8 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
                 last = tc
         for ax in axes[2:]:
             ax.set_xlabel("service clock (s)")
+        axes[0].xaxis.set_major_locator(MaxNLocator(4 if presenter else 6))  # shared: no
+        # tick labels running into each other ("100150200") at the presenter size
         grow = st.text_px / 16.0  # margins for the labels grow with the text
         fig.subplots_adjust(left=0.09 * grow, right=1 - 0.09 * grow, top=axes_top,
                             bottom=0.11 * grow, hspace=0.16 * grow, wspace=0.3 * grow)
@@ -108,7 +117,7 @@ def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False) -> 
                   ("max_queue", str(cfg.get("max_queue", "–")))]
     s = sample or {}
     numbers = [("queue", str(s.get("queue_depth", "–"))),
-               ("mean batch", f"{s['mean_batch']:.1f}" if s else "–"),
+               ("mean batch", f"{s['mean_batch']:.1f}" if s and s.get("batches") != 0 else "–"),
                ("p50", fmt(s.get("p50_ms"), " ms")), ("p99", fmt(s.get("p99_ms"), " ms")),
                ("completed/s", fmt(s.get("throughput_rps"))),
                ("rejected/s", fmt(s.get("rejected_rps")))]
@@ -117,6 +126,24 @@ def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False) -> 
 
 def _nan(v) -> float:
     return math.nan if v is None else v
+
+
+def _short(v: float, _pos=None) -> str:
+    """A tick label in thousands from 10 000 on (``12k``, ``12.5k``): narrower than 12500."""
+    return f"{v / 1000:g}k" if abs(v) >= 10_000 else f"{v:g}"
+
+
+def _broken(t: list[float], ys: list[float]) -> tuple[list[float], list[float]]:
+    """``t``, ``ys`` with a NaN between two samples more than ``GAP_S`` apart: no straight
+    line across the minutes the poller was stopped, which would read as a slow trend."""
+    xs, out = [], []
+    for i, (x, y) in enumerate(zip(t, ys)):
+        if i and x - t[i - 1] > GAP_S:
+            xs.append(0.5 * (x + t[i - 1]))
+            out.append(math.nan)
+        xs.append(x)
+        out.append(y)
+    return xs, out
 
 
 def line_html(text: str, css_class: str, *, presenter: bool = False) -> str:

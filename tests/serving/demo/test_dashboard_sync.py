@@ -87,6 +87,48 @@ def test_the_poller_follows_another_client_and_stop_leaves_one_state(dash, servi
     assert "poller stopped" in dash._w["status"].value
     dash.configure(policy="window")  # the sliders still work without the poller
     agrees(dash, service.get("/config"))
+    dash.start()  # a restart: the status line no longer says the poller stopped
+    assert "poller stopped" not in dash._w["status"].value
+    assert "restarted" in dash._w["status"].value
+
+
+def test_a_stopped_service_is_not_shown_as_running():
+    """Once the service refuses connections the poller ends and the status line says the
+    config shown is the last one seen, not one that still runs."""
+    from labsupport.costs import ServiceModel
+    from labsupport.serving.ops.launcher import start_service
+    svc = start_service("fake", max_batch=4, max_delay_ms=5.0, max_queue=16,
+                        fake=ServiceModel(1.0, 0.1), timeout_s=30)
+    dash = Dashboard(svc.url, interval_s=0.1)
+    try:
+        dash.widget(start=True)
+        assert dash._w["status"].value.count("service runs") == 1
+        svc.stop()
+        assert until(lambda: not dash.running)
+        status = dash._w["status"].value
+        assert "service ran (last seen)" in status and "service runs" not in status, status
+    finally:
+        dash.stop()
+        svc.stop()
+
+
+def test_lines_break_where_the_poller_was_stopped():
+    """No straight line across the minutes without samples (it would read as a trend)."""
+    import math
+    from labsupport.serving.demo.dashboard_view import GAP_S, figure
+    cfg = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+    sample = lambda t, q: {"t": t, "queue_depth": q, "mean_batch": 1.0, "p50_ms": 5.0,  # noqa: E731
+                           "p99_ms": 9.0, "throughput_rps": 10.0, "rejected_rps": 0.0}
+    ts = [0.0, 1.5, 3.0, 3.0 + 20 * GAP_S, 4.5 + 20 * GAP_S]
+    fig = figure([sample(t, q) for t, q in zip(ts, (0, 5, 10, 120, 125))], [], cfg)
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            xs, ys = list(line.get_xdata()), list(line.get_ydata())
+            gaps = [i for i, y in enumerate(ys) if isinstance(y, float) and math.isnan(y)]
+            assert len(gaps) == 1 and xs[gaps[0] - 1] == 3.0, (xs, ys)
+    steady = figure([sample(t, 1) for t in ts[:3]], [], cfg)
+    assert not any(math.isnan(y) for ax in steady.axes for ln in ax.get_lines()
+                   for y in ln.get_ydata())
 
 
 def test_a_burst_of_slider_moves_posts_one_change(dash, service):
@@ -168,3 +210,66 @@ def test_change_labels():
     assert change_label(old, new) == "max_batch 16→1, max_delay_ms 5→9, policy work_conserving→window"
     assert mark_label(old, new) == "batch→1 delay→9 window"
     assert change_label(old, old) == mark_label(old, old) == ""
+
+
+class _Load:
+    """The part of ``SteadyLoad`` the dashboard drives (no traffic: only its state)."""
+    paused = False
+
+    def pause(self):
+        self.paused = True
+
+    def resume(self):
+        self.paused = False
+
+    def describe(self):
+        return "paused" if self.paused else "running"
+
+
+def test_resume_load_brings_a_stopped_plot_back(service):
+    """After ``stop()`` (notebook 07 §5 pauses the load and stops the plot), the one
+    'resume load' button restarts both."""
+    dash = Dashboard(service.url, interval_s=0.1, load=_Load())
+    try:
+        dash.widget(start=True)
+        dash._w["pause"].value = True  # press 'pause load'
+        dash.stop()
+        assert dash.load.paused and not dash.running
+        dash._w["pause"].value = False  # press 'resume load'
+        assert not dash.load.paused and dash.running
+        assert "restarted" in dash._w["status"].value
+    finally:
+        dash.stop()
+
+
+def test_no_batch_is_not_a_batch_of_zero():
+    """A window without batches (a paused load) shows no mean batch, not 0."""
+    import math
+    from labsupport.serving.demo.dashboard_view import figure, readout_html
+    cfg = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+    sample = lambda t, b: {"t": t, "queue_depth": 0, "batches": b,  # noqa: E731
+                           "mean_batch": 2.0 if b else 0.0, "p50_ms": None, "p99_ms": None,
+                           "throughput_rps": 0.0, "rejected_rps": 0.0}
+    assert "0.0" not in readout_html(cfg, sample(1.0, 0)).split("mean batch")[1].split("p50")[0]
+    assert "2.0" in readout_html(cfg, sample(1.0, 3))
+    ys = figure([sample(1.0, 3), sample(2.5, 0)], [], cfg).axes[1].get_lines()[0].get_ydata()
+    assert ys[0] == 2.0 and math.isnan(ys[1])
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+def test_every_axis_label_stays_on_the_figure(presenter):
+    """Seconds of latency (an overloaded service) must not push the latency label off the
+    figure's left edge, at either size."""
+    from labsupport.serving.demo.dashboard_view import figure
+    cfg = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+    ss = [{"t": 1.5 * i, "queue_depth": 128, "batches": 4, "mean_batch": 16.0,
+           "p50_ms": 9000.0 + 500 * i, "p99_ms": 11000.0 + 500 * i, "throughput_rps": 40.0,
+           "rejected_rps": 30.0} for i in range(8)]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    fig = figure(ss, [], cfg, presenter=presenter)
+    FigureCanvasAgg(fig).draw()  # as ``projector.png`` draws it
+    width = fig.bbox.width
+    for ax in fig.axes:
+        for label in (ax.xaxis.label, ax.yaxis.label):
+            box = label.get_window_extent()
+            assert box.x0 >= 0 and box.x1 <= width, (label.get_text(), box, width)
