@@ -6,7 +6,7 @@ from importlib import import_module
 
 COMMANDS = {
     "doctor": ("labsupport.doctor", "check the lab's environment (versions, device, data)"),
-    "bench": (None, "benchmarks that print JSON: batcher | adaptive | padding | decode | service | peers | gpu | grading"),
+    "bench": (None, "benchmarks that print JSON: batcher | adaptive | padding | decode | service | overload | peers | gpu | grading | notebooks"),
     "serve": ("labsupport.serving.ops.serve", "run the embedding service on 127.0.0.1 (--replicas N)"),
     "load": ("labsupport.serving.ops.loadgen", "open-loop load generator against a loopback URL"),
     "export": ("labsupport.serving.ops.exporter", "export knobs as Triton / TF Serving / Ray Serve config"),
@@ -19,9 +19,11 @@ BENCHES = {
     "padding": "labsupport.benches.padding",
     "decode": "labsupport.benches.decode",
     "service": "labsupport.benches.service",
+    "overload": "labsupport.benches.overload",
     "peers": "labsupport.benches.peers",
     "gpu": "labsupport.benches.gpu",
     "grading": "labsupport.benches.grading",
+    "notebooks": "labsupport.benches.notebooks",
 }
 
 

@@ -39,32 +39,38 @@ class ServiceModel:
         return 1000.0 * n / self.cost(n, padded_tokens)
 
     @classmethod
-    def fit(cls, sizes, padded_tokens, times_ms) -> "ServiceModel":
-        """Least-squares fit (``linear_fit``) to measured batch timings (ms)."""
+    def fit(cls, sizes, padded_tokens, times_ms, *, relative: bool = False) -> "ServiceModel":
+        """Least-squares fit (``linear_fit``) to measured batch timings (ms); ``relative``
+        weighs each batch's error by its own time (a 10 ms batch counts as much as a 2 s one)."""
         n, tok, y = (np.asarray(a, float) for a in (sizes, padded_tokens, times_ms))
         if not (len(n) == len(tok) == len(y)) or len(y) < 3:
             raise ValueError("fit needs >= 3 timings and equal-length sizes, padded_tokens, "
                              "times_ms")
-        return cls(*linear_fit([n, tok], y))
+        return cls(*linear_fit([n, tok], y, relative=relative))
 
 
 def linear_fit(columns: Sequence[Sequence[float]], y, *, robust: bool = True,
-               min_rows: int = 3) -> tuple[float, ...]:
+               min_rows: int = 3, relative: bool = False) -> tuple[float, ...]:
     """``y ≈ c0 + c1·x1 + c2·x2 + …`` by least squares, coefficients clipped at 0 (a cost is
     never negative); a column that never varies gets 0 (it cannot be told from ``c0``).
     ``robust``: rows far slower than the fit (the process was descheduled on a shared
-    machine) are dropped and the fit repeated, so a few stalls do not skew it."""
+    machine) are dropped and the fit repeated, so a few stalls do not skew it.
+    ``relative``: minimise errors relative to each ``y`` (all ``y`` must be > 0)."""
     y = np.asarray(y, float)
     X = np.column_stack([np.ones_like(y)] + [np.asarray(c, float) for c in columns])
     if len(y) < min_rows or X.shape[0] != len(y):
         raise ValueError(f"a cost fit needs >= {min_rows} timings, one per row of inputs; "
                          f"got {len(y)}")
+    if relative and not np.all(y > 0):
+        raise ValueError("a relative cost fit needs every timing > 0")
+    w = 1.0 / y if relative else np.ones_like(y)
     use = np.array([True] + [bool(np.ptp(X[:, j]) > 0) for j in range(1, X.shape[1])])
     keep = np.ones(len(y), bool)
     coef = np.zeros(X.shape[1])
     for _ in range(3 if robust else 1):
-        coef[use] = np.maximum(np.linalg.lstsq(X[keep][:, use], y[keep], rcond=None)[0], 0.0)
-        res = y - X @ coef
+        A = X[keep][:, use] * w[keep, None]
+        coef[use] = np.maximum(np.linalg.lstsq(A, y[keep] * w[keep], rcond=None)[0], 0.0)
+        res = (y - X @ coef) * w
         mad = np.median(np.abs(res[keep] - np.median(res[keep]))) + 1e-9
         keep = res <= np.median(res[keep]) + 4 * 1.4826 * mad
         if keep.sum() < min_rows:

@@ -9,10 +9,10 @@ import pytest
 from labsupport.costs import ServiceModel
 from labsupport.serving.ops.launcher import start_service
 
-# The fake model sleeps 40 ms + 5 ms per text, max_batch 4: capacity ≈ 67 texts/s, low
-# enough that a Python load generator on 2 cores can offer 10× that.
-FIXED_MS, PER_ITEM_MS, MAX_BATCH, MAX_QUEUE = 40.0, 5.0, 4, 32
-CAPACITY_RPS = 1000.0 * MAX_BATCH / (FIXED_MS + PER_ITEM_MS * MAX_BATCH)
+# The fake model of ``bench overload``: 40 ms + 5 ms per text, max_batch 4, capacity ≈ 67
+# texts/s, low enough that a Python load generator on 2 cores can offer 10× that.
+from labsupport.benches.overload import (CAPACITY_RPS, FIXED_MS, MAX_BATCH,  # noqa: F401
+                                         MAX_QUEUE, PER_ITEM_MS)
 
 
 def gone(pid: int, within_s: float) -> bool:

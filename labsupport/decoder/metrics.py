@@ -1,7 +1,8 @@
 """Decode metrics from an ``EngineResult`` (vLLM's definitions; times in ms).
 
 TTFT = first token − arrival (queueing included); TPOT = (E2E − TTFT) / (output − 1);
-E2E = last token − arrival; tokens/s = generated tokens / (last finish − first arrival);
+E2E = last token − arrival; tokens/s = generated tokens / (last finish − first arrival),
+requests/s likewise;
 slot utilisation = share of the ``max_seqs`` places doing work, weighted by step time,
 over all steps and over the *backlogged* steps (someone was waiting: idle places there
 are waste); mean running = the same as a number of sequences; goodput = requests/s
@@ -43,6 +44,7 @@ def summarize_decode(res, slo_ttft_ms: float | None = None, slo_tpot_ms: float |
     tok = int(r["out"].sum())
     out = {"requests": len(r["out"]), "tokens": tok, "steps": len(res.steps),
            "tokens_per_s": 1000.0 * tok / span if span > 0 else float("nan"),
+           "requests_per_s": 1000.0 * len(r["out"]) / span if span > 0 else float("nan"),
            "slot_util": slot_utilisation(res),
            "slot_util_backlogged": slot_utilisation(res, backlogged=True),
            "mean_running": mean_running(res),

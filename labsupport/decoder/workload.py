@@ -4,6 +4,9 @@ scaled to the small model; prompts are seeded random token ids.
 """
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import numpy as np
 
 from ..traffic import Request, Trace, load_trace, replay
@@ -40,6 +43,26 @@ def with_prompts(reqs: list[Request], *, seed: int = 0, vocab_size: int = 1000) 
     for r in reqs:
         r.payload = rng.integers(0, vocab_size, r.length).tolist()
     return reqs
+
+
+def at_rate(reqs: list[Request], rate_per_s: float) -> list[Request]:
+    """Copies of ``reqs`` whose arrivals are stretched or squeezed (same order, same shape of
+    the gaps) to a mean rate of ``rate_per_s`` (requests/s, > 0) over the span (first to last
+    arrival), the first at t = 0; ``math.inf`` puts every arrival at t = 0 (a backlog: what a
+    server sustains). A deadline keeps its distance from its arrival (ms)."""
+    if rate_per_s != math.inf:
+        check_float("rate_per_s", rate_per_s, 0.0, lo_open=True)
+    t = np.array([r.arrival for r in reqs], float)
+    if len(t) < 2 or not np.ptp(t) > 0:
+        raise ValueError(f"reqs must hold at least two requests arriving at different times "
+                         f"(got {len(t)} request(s) spanning {np.ptp(t) if len(t) else 0.0} ms)")
+    scale = 0.0 if rate_per_s == math.inf else (len(t) - 1) * 1000.0 / (rate_per_s * np.ptp(t))
+    out = []
+    for r, a in zip(reqs, t):
+        arrival = float((a - t.min()) * scale)
+        deadline = None if r.deadline is None else arrival + (r.deadline - r.arrival)
+        out.append(replace(r, arrival=arrival, deadline=deadline))
+    return out
 
 
 def uniform_requests(n: int, prompt_len: int, output_len: int, *, seed: int = 0,

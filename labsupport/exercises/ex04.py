@@ -11,6 +11,7 @@ import numpy as np
 from ..encoder.corpus import load_corpus
 from ..batching.bucketed import Bucketed
 from ..costs import ServiceModel, linear_fit
+from ..sim.capacity import highest_rate_where
 from ..sim.simulator import simulate
 from ..traffic import bursty, poisson
 from .ex04_adaptive import TARGETS as _ADAPTIVE_TARGETS, check_ex04_4
@@ -142,6 +143,16 @@ def p99_bucketed(service, traffic, max_batch, max_delay_ms) -> float:
     return float(np.percentile(res.latency, 99))
 
 
+def slo_rate(service, slo_ms: float, *, rate_hi: float, max_batch: int = 32,
+             max_delay_ms: float = 20.0, steps: int = 8) -> float:
+    """Highest rate (req/s, bisection up to ``rate_hi``) at which the bucketed policy with
+    these knobs keeps p99 within ``slo_ms`` on every set of ``slo_traffic(rate)``: a rate
+    at which ex04_3's grid has at least one setting that holds (this one)."""
+    return highest_rate_where(
+        lambda rate: all(p99_bucketed(service, tr, max_batch, max_delay_ms) <= slo_ms
+                         for tr in slo_traffic(rate)), rate_hi=rate_hi, steps=steps)
+
+
 @exercise_check("ex04_3")
 def check_ex04_3(obj, hidden: bool = False) -> None:
     """``obj(service, rate_per_s, slo_ms) -> {"max_batch": int, "max_delay_ms": float}`` whose
@@ -174,4 +185,4 @@ def check_ex04_3(obj, hidden: bool = False) -> None:
 TARGETS = {"ex04_1": "mean_pool", "ex04_2": "fit_costs", "ex04_3": "pick_knobs",
            **_ADAPTIVE_TARGETS}  # ex04_4's check lives in ex04_adaptive
 __all__ = ["check_ex04_1", "check_ex04_2", "check_ex04_3", "check_ex04_4", "slo_traffic",
-           "p99_bucketed", "corpus_lengths"]
+           "slo_rate", "p99_bucketed", "corpus_lengths"]

@@ -10,6 +10,7 @@ import numpy as np
 from ..decoder import metrics
 from ..decoder.stepsim import StepCost, simulate_steps
 from ..traffic import Request
+from ..validate import check_float
 from .guard import case_rng
 
 COST = StepCost(fixed_ms=0.5, per_seq_ms=0.08, per_token_ms=0.01, per_kv_ms=0.0002)
@@ -21,6 +22,22 @@ def pick(rows, slo_ttft_ms: float, slo_tpot_ms: float) -> int | None:
     if not ok:
         return None
     return min(ok, key=lambda r: (-r["goodput_rps"], r["max_seqs"]))["max_seqs"]
+
+
+def machine_slo(rows, ref_max_seqs: int = 8, ttft_headroom: float = 1.5,
+                tpot_headroom: float = 1.25) -> dict:
+    """SLOs this machine can keep, from its own sweep: the p99 TTFT and p99 TPOT that
+    ``ref_max_seqs`` places reach, with headroom (× ≥ 1). The reference row meets both, so
+    ``pick`` finds a ``max_seqs`` on a fast machine and on a slow one alike; which one has
+    the most goodput is still the sweep's to say."""
+    ref = next((r for r in rows if r["max_seqs"] == ref_max_seqs), None)
+    if ref is None:
+        raise ValueError(f"ref_max_seqs={ref_max_seqs} is not a row of the sweep "
+                         f"(rows: {sorted(r['max_seqs'] for r in rows)})")
+    for name, h in (("ttft_headroom", ttft_headroom), ("tpot_headroom", tpot_headroom)):
+        check_float(name, h, 1.0)
+    return {"slo_ttft_ms": ttft_headroom * ref["ttft_p99_ms"],
+            "slo_tpot_ms": tpot_headroom * ref["tpot_p99_ms"]}
 
 
 def row(m: int, goodput: float, ttft: float, tpot: float, tps: float) -> dict:

@@ -35,16 +35,27 @@ def highest_rate(traffic_at: Callable[[float], Sequence[Request]], policy: Polic
     (``rate_hi / 2**steps``: requests almost never meet) misses the SLO.
     """
     check_float("slo_p99_ms", slo_p99_ms, 0.0, lo_open=True)
+    return highest_rate_where(
+        lambda rate: p99_at(traffic_at, policy, service, rate, **knobs) <= slo_p99_ms,
+        rate_hi=rate_hi, steps=steps)
+
+
+def highest_rate_where(holds: Callable[[float], bool], *, rate_hi: float,
+                       steps: int = 12) -> float:
+    """Highest rate (req/s, within ``rate_hi / 2**steps``) for which ``holds(rate)`` is true,
+    by bisection: ``rate_hi`` itself when it holds there, 0.0 when it fails even at
+    ``rate_hi / 2**steps``. The rate returned is one ``holds`` was true at (never a guess
+    between two probes), so a caller may rely on it."""
     check_float("rate_hi", rate_hi, 0.0, lo_open=True)
     check_int("steps", steps, 1, 40)
-    if p99_at(traffic_at, policy, service, rate_hi, **knobs) <= slo_p99_ms:
+    if holds(rate_hi):
         return float(rate_hi)
     lo, hi = rate_hi / 2 ** steps, float(rate_hi)
-    if p99_at(traffic_at, policy, service, lo, **knobs) > slo_p99_ms:
+    if not holds(lo):
         return 0.0
     for _ in range(steps):
         mid = (lo + hi) / 2
-        if p99_at(traffic_at, policy, service, mid, **knobs) <= slo_p99_ms:
+        if holds(mid):
             lo = mid
         else:
             hi = mid

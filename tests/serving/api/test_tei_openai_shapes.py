@@ -109,7 +109,8 @@ def test_openai_errors_use_openais_shape_and_name_the_param(service, body, statu
 
 @pytest.mark.parametrize("path", ["/embed", "/v1/embeddings"])
 def test_a_50_mb_body_gets_413_before_it_is_sent(service, path):
-    """Only the headers and 1 kB of a declared 50 MB body go out; the answer comes anyway."""
+    """Only the headers and 1 kB of a declared 50 MB body go out; the answer comes anyway
+    (the rest is never sent, so the 413 cannot have waited for it)."""
     parts = urlsplit(service.url)
     with socket.create_connection((parts.hostname, parts.port), timeout=5) as s:
         t0 = time.perf_counter()
@@ -118,9 +119,9 @@ def test_a_50_mb_body_gets_413_before_it_is_sent(service, path):
         head = b""
         while b"bytes;" not in head and time.perf_counter() - t0 < 5:
             head += s.recv(4096) or b"bytes;"  # the error names the size; b"" = closed
-        head, took = head.decode(), time.perf_counter() - t0
+        head = head.decode()
     assert head.startswith("HTTP/1.1 413"), head
-    assert "52428800 bytes" in head and took < 2.0
+    assert "52428800 bytes" in head
 
 
 @pytest.mark.parametrize("path", ["/embed", "/v1/embeddings"])

@@ -1,5 +1,7 @@
 """The load generator against the service on loopback: normal load, 10× overload, refusal
-of non-loopback URLs. Bounded: each run is a few seconds and a few hundred requests."""
+of non-loopback URLs. Bounded: each run is a few seconds and a few hundred requests.
+What must hold on any machine is tested here; how fast (a 429 decided within 5 ms, the
+latency bounds) is ``labsupport bench overload``'s figure."""
 import asyncio
 import json
 
@@ -7,7 +9,7 @@ import pytest
 
 from labsupport.serving.ops import http_client, loadgen
 
-from svc_helpers import CAPACITY_RPS, FIXED_MS, MAX_QUEUE, service  # noqa: F401  (fixture)
+from svc_helpers import CAPACITY_RPS, FIXED_MS, service  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -48,13 +50,13 @@ def test_cli_load_at_half_capacity_all_ok(service, tmp_path):
                        "--json", str(out)])
     s = json.loads(out.read_text())
     assert rc == 0 and s["sent"] == s["ok"] == 60 and s["errors"] == s["rejected"] == 0
-    assert 40 <= s["latency_ms"]["p50"] <= s["latency_ms"]["p99"] < 1000
+    assert FIXED_MS <= s["latency_ms"]["p50"] <= s["latency_ms"]["p99"]  # every answer ran the model
     assert counters(service)['lab_requests_total{outcome="ok"}'] - ok_before == 60
 
 
-def test_overload_10x_rejects_fast_bounded_and_loses_nothing(service):
-    """10× capacity for 2 s: fast 429s, accepted requests all answered, queue (and so
-    latency and memory) bounded by max_queue; afterwards the service serves normally."""
+def test_overload_10x_rejects_bounded_and_loses_nothing(service):
+    """10× capacity for 2 s: most turned away with 429s, accepted requests all answered,
+    queue (and so memory) bounded by max_queue; afterwards the service serves normally."""
     before = counters(service)
     reqs = loadgen.schedule("poisson", 10 * CAPACITY_RPS, int(20 * CAPACITY_RPS), seed=1)
     res = asyncio.run(loadgen.run_load(service.url, reqs, max_duration_s=2.0, timeout_s=30))
@@ -66,12 +68,7 @@ def test_overload_10x_rejects_fast_bounded_and_loses_nothing(service):
     delta = {k: after[k] - before.get(k, 0) for k in after}
     assert delta['lab_requests_total{outcome="ok"}'] == s["ok"]  # no accepted request lost
     assert delta['lab_requests_total{outcome="rejected"}'] == s["rejected"]
-    # an accepted request waits at most a full queue ahead of it: max_queue / capacity
-    bound_ms = 1000.0 * MAX_QUEUE / CAPACITY_RPS
-    assert s["latency_ms"]["p99"] < 2 * bound_ms + 500, s["latency_ms"]
-    server_reject_ms = delta["lab_rejection_latency_ms_sum"] / delta[
-        "lab_rejection_latency_ms_count"]
-    assert server_reject_ms < 5.0  # the server decides a 429 at once
+    assert delta["lab_rejection_latency_ms_count"] == s["rejected"]  # each 429 timed by the server
     assert after["lab_resident_memory_bytes"] - before["lab_resident_memory_bytes"] < 64e6
     assert after["lab_queue_depth"] == 0
     r = asyncio.run(loadgen.run_load(service.url, loadgen.schedule("poisson", 20, 10)))
