@@ -94,7 +94,8 @@ def test_a_new_rate_while_paused_applies_on_resume(service):
 def test_a_bad_new_rate_names_itself_and_changes_nothing(bad):
     load = SteadyLoad("http://127.0.0.1:9", rate=5, paused=True)
     try:
-        with pytest.raises(ValueError, match=rf"rate must be a finite number in \[0.0, {int(MAX_RATE)}"):
+        with pytest.raises(ValueError,
+                           match=rf"rate must be a finite number in \[0.0, {int(MAX_RATE)}"):
             load.set_rate(bad)
         assert load.rate == 5 and load.rate_changes == 0
     finally:
