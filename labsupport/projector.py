@@ -179,7 +179,7 @@ def title(fig, text: str, st: Style) -> float:
 def tiles_html(rows: list[list[tuple[str, str]]], *, presenter: bool = False,
                css_class: str = "lab-readout") -> str:
     """Rows of (label, value) tiles, each row one grid line: a small label over a big value,
-    never wrapped (values are short; a row holds at most 6 tiles)."""
+    never wrapped (values are short; a row holds at most 7 tiles)."""
     st = style(presenter)
     big, small = st.readout_px, round(0.72 * st.readout_px, 1)
     lines = []

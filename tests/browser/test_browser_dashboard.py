@@ -2,7 +2,8 @@
 ≥ 12 pt on screen and its figure fills the output width; the readout never wraps; one
 config everywhere (slider, readout, plot title, status line) after a change from code,
 from another client and after ``stop()``; one drag of a slider, and a burst of key presses,
-each send one config change. A small notebook written here runs the toy-model service."""
+each send one config change; one drag of the load slider sets the demo load's rate once,
+and every surface shows it. A small notebook written here runs the toy-model service."""
 import json
 import re
 import time
@@ -14,7 +15,7 @@ import pytest
 from conftest import (ARTIFACTS, guard_loopback, idle, images, open_notebook, run_all,
                       screen_px, slider, wait_run_all_done)
 from labsupport.projector import NORMAL, PRESENTER
-from labsupport.serving.demo.dashboard_view import describe
+from labsupport.serving.demo.dashboard_view import LOAD_LABEL, describe
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 NAME = "dashboard_probe"
@@ -76,7 +77,8 @@ def _agrees(page, url: str, within_s: float = 8.0) -> dict:
         ok = (s["max_batch"] == cfg["max_batch"] and s["max_delay_ms"] == cfg["max_delay_ms"]
               and s["tiles"].get("max_batch") == str(cfg["max_batch"])
               and s["tiles"].get("policy") == cfg["policy"]
-              and describe(cfg) in s["status"] and s["title"] == describe(cfg))
+              and describe(cfg) in s["status"]
+              and s["title"] == f"{describe(cfg)} · load {s['tiles'].get(LOAD_LABEL)} req/s")
         if ok:
             return s
         assert time.monotonic() < deadline, f"the page disagrees with {cfg}: {s}"
@@ -98,6 +100,22 @@ def _settle(url: str, quiet_s: float = 2.0, within_s: float = 15.0) -> float:
         if now != last:
             last, since = now, time.monotonic()
     return last
+
+
+def _drag(page, name: str, px: int):
+    """Drag slider ``name``'s handle by ``px`` (CSS px, negative: left) in ten small moves,
+    as a hand does; returns the handle."""
+    handle = slider(page, name).locator(".noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for k in range(1, 11):
+        page.mouse.move(x + k * px / 10, y)
+        page.wait_for_timeout(40)
+    page.mouse.up()
+    return handle
 
 
 def test_dashboard_reads_from_the_back_and_keeps_one_state(page, probe):
@@ -122,7 +140,7 @@ def test_dashboard_reads_from_the_back_and_keeps_one_state(page, probe):
     rd = page.evaluate("""() => [...document.querySelectorAll('.lab-readout .lab-tile-value')]
         .map(e => ({h: e.getBoundingClientRect().height, fs: parseFloat(getComputedStyle(e).fontSize),
                     clip: e.scrollWidth > e.clientWidth + 1}))""")
-    assert len(rd) == 10 and all(r["h"] < 1.6 * r["fs"] and not r["clip"] for r in rd), rd
+    assert len(rd) == 11 and all(r["h"] < 1.6 * r["fs"] and not r["clip"] for r in rd), rd
     assert min(r["fs"] for r in rd) >= 16
 
     # one state: from code, from another client, after stop()
@@ -135,16 +153,7 @@ def test_dashboard_reads_from_the_back_and_keeps_one_state(page, probe):
 
     # one drag of the max_batch slider: one config change
     base = _settle(url)
-    handle = slider(page, "max_batch").locator(".noUi-handle").first
-    handle.scroll_into_view_if_needed()
-    box = handle.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x, y)
-    page.mouse.down()
-    for dx in range(6, 61, 6):
-        page.mouse.move(x + dx, y)
-        page.wait_for_timeout(40)
-    page.mouse.up()
+    handle = _drag(page, "max_batch", 60)
     assert _settle(url) == base + 1
     _agrees(page, url)
     # a burst of key presses: one config change
@@ -154,6 +163,18 @@ def test_dashboard_reads_from_the_back_and_keeps_one_state(page, probe):
         handle.press("ArrowLeft")
     assert _settle(url) == base + 1
     s = _agrees(page, url)
+    # one drag of the load slider: one new rate, shown everywhere, no config change
+    base = _settle(url)
+    _drag(page, r"load \(req/s\)", -60)
+    page.wait_for_function("() => document.querySelector('.lab-status').innerText"
+                           ".includes('set load')", timeout=10_000)
+    _run_cell(page, "print('RATE', load.rate, load.rate_changes)")
+    rate, n = re.search(r"RATE (\S+) (\d+)", page.locator(".jp-OutputArea-output").last
+                        .inner_text()).groups()
+    assert float(rate) < 20 and n == "1"
+    s = _agrees(page, url)
+    assert float(s["tiles"][LOAD_LABEL]) == float(rate) and _changes(url) == base
+    assert f"load {float(rate):g} req/s" in s["status"]
     page.screenshot(path=str(ARTIFACTS / "dashboard_2_after_drag.png"))
 
     # presenter: bigger still, at the next draw

@@ -1,19 +1,23 @@
 """A live dashboard for a running ``labsupport serve``: sliders for ``max_batch`` /
 ``max_delay_ms`` and a policy menu on the running service, a readout, a four-panel plot of
-its ``/stats`` and a status line; optionally the demo load's state with a pause button.
+its ``/stats`` and a status line; optionally the demo load's state with a pause button and
+a rate slider.
 
-    dash = Dashboard(svc.url, load=load)   # load: a SteadyLoad (pause / resume), optional
+    dash = Dashboard(svc.url, load=load)   # load: a SteadyLoad (pause, set_rate), optional
     display(dash.widget())                  # a background thread polls and redraws
     dash.configure(max_batch=4)             # from code: the widgets follow at once
+    dash.set_load_rate(30)                  # the demo load, from code: the same
     display(dash.snapshot())                # a static copy of the plot so far
     dash.stop()                             # sliders, readout, title and status agree
 
 One state: ``live_config`` is the service's config as last read, and the sliders, readout,
 plot title and status line all show it. It changes when this dashboard posts a change, and
 when a poll finds the service running another config (set by another cell or client): the
-widgets follow within one poll. A burst of slider moves (keyboard steps, a drag) becomes one
-``POST /config`` after ``debounce_s`` of quiet. Each change the service reports is marked on
-the plot at the service's own time. The plot waits for two samples before its first draw.
+widgets follow within one poll. The load's own ``rate`` is its one state, shown the same
+way. A burst of slider moves (keyboard steps, a drag) becomes one ``POST /config`` (or one
+``set_rate``) after ``debounce_s`` of quiet. Each change the service reports, and each new
+load rate, is marked on the plot at the service's own time. The plot waits for two samples
+before its first draw.
 
 The poller is a daemon thread that runs until ``stop()`` (or ``max_duration_s``), garbage
 collection or interpreter exit; a failed poll (a swamped service) is retried.
@@ -29,10 +33,12 @@ from ..net import check_loopback, get_config, post_config
 from ...projector import image, png
 from ...validate import check_float
 from . import dashboard_view
+from .dashboard_view import load_text
 from .debounce import Debounce
 
 MAX_FAILURES = 3  # connection refusals in a row before the poller decides the service is gone
-KNOBS = ("max_batch", "max_delay_ms", "policy")  # what the widgets set
+KNOBS = ("max_batch", "max_delay_ms", "policy")  # what the widgets set on the service
+LOAD_KNOB = "load_rps"  # the demo load's rate slider (req/s)
 
 
 class Dashboard:
@@ -57,6 +63,8 @@ class Dashboard:
         self.redraws = 0
         self._marked: dict = {}      # the config at the last mark
         self._changes_seen: int | None = None
+        self._load_marked = None if load is None else load.rate  # the rate at the last mark
+        self._load_asked: float | None = None  # the last rate this dashboard set
         self._seq = 0                # bumped by every (pending) change: stale polls don't sync
         self._moves = Debounce(self._send, debounce_s)  # slider moves not sent yet
         self._tls = threading.local()  # .syncing: widget values set by the dashboard itself
@@ -76,9 +84,25 @@ class Dashboard:
         with self._lock:
             self.samples.append(s)
             self._mark(s)
+            self._mark_load(s)
             if seq == self._seq and not self._moves.pending:
                 self._adopt(s["config"], outside=True)
         return s
+
+    def _mark_load(self, s: dict) -> None:
+        """A dotted line where the load's rate changed, named like a config change
+        (``load→30``), at the service's time of the change (its clock ticks with ours)."""
+        if self.load is None or self.load.rate == self._load_marked:
+            return
+        rate, t = self.load.rate, self.load.rate_changed_t
+        if t is not None:
+            self.marks.append((s["t"] - max(0.0, time.monotonic() - t),
+                               dashboard_view.mark_label({LOAD_KNOB: self._load_marked},
+                                                         {LOAD_KNOB: rate})))
+        if rate != self._load_asked:
+            self.note = (f"load changed by another cell at {time.strftime('%H:%M:%S')}: "
+                         f"{load_text(self._load_marked)} → {load_text(rate)}")
+        self._load_marked = rate
 
     def _mark(self, s: dict) -> None:
         """A dotted line where the service says its config last changed, named."""
@@ -122,6 +146,19 @@ class Dashboard:
             self.refresh()  # no poller: mark and draw now
         return cfg
 
+    def set_load_rate(self, rate: float) -> None:
+        """Set the demo load's rate (req/s) and show it; raises ``ValueError`` naming
+        ``rate`` and its range when the load refuses it."""
+        if self.load is None:
+            raise ValueError("rate: this dashboard has no load (Dashboard(..., load=...))")
+        self.load.set_rate(rate)
+        with self._lock:
+            self._load_asked = self.load.rate
+            self.note = f"set load {load_text(self.load.rate)} here at {time.strftime('%H:%M:%S')}"
+            self._show()
+        if not self.running and self._w:
+            self.refresh()  # no poller: mark and draw now
+
     def refresh(self) -> None:
         """Poll once and redraw (what the poller does every ``interval_s``)."""
         self.poll()
@@ -135,8 +172,9 @@ class Dashboard:
     def figure(self):
         """The plot so far as a matplotlib ``Figure`` (title: the live config)."""
         with self._lock:
-            ss, marks, cfg = list(self.samples), list(self.marks), dict(self.live_config)
-        return dashboard_view.figure(ss, marks, cfg, presenter=self.presenter)
+            ss, marks, title = list(self.samples), list(self.marks), self._config_line()
+        return dashboard_view.figure(ss, marks, self.live_config, presenter=self.presenter,
+                                     title=title)
 
     def png(self) -> bytes:
         return png(self.figure())
@@ -144,13 +182,20 @@ class Dashboard:
     def readout(self) -> str:
         """The readout tiles (HTML): the live config and the last sample's numbers."""
         last = self.samples[-1] if self.samples else None
-        return dashboard_view.readout_html(self.live_config, last, presenter=self.presenter)
+        return dashboard_view.readout_html(self.live_config, last, presenter=self.presenter,
+                                           load_rps=None if self.load is None else
+                                           self.load.rate)
 
     def status(self) -> str:
-        """The status line: the live config and the latest event."""
+        """The status line: the live config (and load) and the latest event."""
         verb = "service ran (last seen)" if self.gone else "service runs"
-        text = f"{verb} {dashboard_view.describe(self.live_config)}"
+        text = f"{verb} {self._config_line()}"
         return text + (f" — {self.note}" if self.note else "")
+
+    def _config_line(self) -> str:
+        """The live config in one line, with the demo load's rate when there is one."""
+        line = dashboard_view.describe(self.live_config)
+        return line if self.load is None else f"{line} · load {load_text(self.load.rate)}"
 
     def _show(self) -> None:
         """Sliders, readout, status and load line from the one state (no HTTP, no plot)."""
@@ -161,10 +206,10 @@ class Dashboard:
         try:
             pending = self._moves.pending  # a move not sent yet stays where the user put it
             for name in KNOBS:
-                if name in cfg and name not in pending and w[name].value != cfg[name]:
-                    if getattr(w[name], "max", cfg[name]) < cfg[name]:
-                        w[name].max = cfg[name]  # a value beyond the slider: widen it
-                    w[name].value = cfg[name]
+                if name in cfg and name not in pending:
+                    _show_value(w[name], cfg[name])
+            if self.load is not None and LOAD_KNOB not in pending:
+                _show_value(w[LOAD_KNOB], self.load.rate)
             if self.load is not None:
                 w["pause"].value = bool(self.load.paused)
                 w["pause"].description = "resume load" if self.load.paused else "pause load"
@@ -192,9 +237,10 @@ class Dashboard:
         """Sliders, policy menu, presenter switch, (load controls), readout, plot, status.
         Takes two samples before the first draw (``interval_s`` apart, at most 1 s)."""
         cfg = get_config(self.url, self._client)
-        self._w, box = dashboard_view.controls(cfg, presenter=self.presenter,
-                                               load=self.load is not None)
-        for name in KNOBS:
+        self._w, box = dashboard_view.controls(
+            cfg, presenter=self.presenter,
+            load_rps=None if self.load is None else self.load.rate)
+        for name in KNOBS + ((LOAD_KNOB,) if self.load is not None else ()):
             self._w[name].observe(self._on_knob, names="value")
         self._w["presenter"].observe(self._on_presenter, names="value")
         if self.load is not None:
@@ -213,12 +259,18 @@ class Dashboard:
             return  # the service's own value, shown by _show(): nothing to post
         with self._lock:
             self._seq += 1  # polls already out must not set the slider back
-        self._moves.add(change["owner"].description, change["new"])
+        name = next(k for k, w in self._w.items() if w is change["owner"])
+        self._moves.add(name, change["new"])
 
     def _send(self, **knobs) -> None:
-        """Post the debounced knobs as one change; a refusal is shown, never raised."""
+        """Post the debounced knobs as one change (the load's rate to the load); a refusal
+        is shown, never raised."""
+        rate = knobs.pop(LOAD_KNOB, None)
         try:
-            self.configure(**knobs)
+            if rate is not None:
+                self.set_load_rate(rate)
+            if knobs:
+                self.configure(**knobs)
         except Exception as exc:  # shown in the status line; the widget keeps working
             with self._lock:
                 self.note = f"config refused: {exc}"
@@ -293,6 +345,17 @@ class Dashboard:
             self.note = f"poller stopped at {time.strftime('%H:%M:%S')}; dash.start() resumes"
         with self._lock:
             self._show()
+
+
+def _show_value(slider, value) -> None:
+    """Set a widget to ``value``, first widening a slider's range that cannot hold it."""
+    if slider.value == value:
+        return
+    if getattr(slider, "max", value) < value:
+        slider.max = value
+    if getattr(slider, "min", value) > value:
+        slider.min = value
+    slider.value = value
 
 
 def _shutdown(stop: threading.Event, client) -> None:

@@ -1,8 +1,9 @@
-"""What the live dashboard shows: its widgets (knobs, presenter switch, load controls), the
-readout tiles, the status line, and its figure: four panels of a service's ``/stats``
-samples (queue, mean batch, p50/p99 latency, completed and rejected requests per second on
-two axes) with a dotted line at every config change, named. Sizes come from
-``labsupport.projector`` (normal or presenter). No pyplot: safe off the main thread."""
+"""What the live dashboard shows: its widgets (knobs, presenter switch, load controls: pause
+and a rate slider), the readout tiles, the status line, and its figure: four panels of a
+service's ``/stats`` samples (queue, mean batch, p50/p99 latency, completed and rejected
+requests per second on two axes) with a dotted line at every config change, named. Sizes
+come from ``labsupport.projector`` (normal or presenter). No pyplot: safe off the main
+thread."""
 from __future__ import annotations
 
 import math
@@ -32,7 +33,8 @@ def change_label(old: dict, new: dict) -> str:
                      if old.get(k) != v)
 
 
-SHORT = {"max_batch": "batch", "max_delay_ms": "delay", "max_queue": "queue"}
+SHORT = {"max_batch": "batch", "max_delay_ms": "delay", "max_queue": "queue",
+         "load_rps": "load"}
 
 
 def mark_label(old: dict, new: dict) -> str:
@@ -108,8 +110,29 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
         return fig
 
 
-def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False) -> str:
-    """Two rows of tiles: the live config, then the last sample's numbers."""
+LOAD_LABEL = "load (req/s)"  # the load slider's name and its readout tile's
+
+
+def load_text(rate: float) -> str:
+    """The demo load's rate as every surface shows it: ``40 req/s``."""
+    return f"{rate:g} req/s"
+
+
+def load_range(rate: float) -> tuple[float, float, float]:
+    """The load slider's ``(min, max, step)`` around a starting ``rate`` (req/s): a tenth
+    to twice it, in a 1-2-5 step of at least a hundredth of the top (a drag of a few
+    pixels changes it visibly, never by a fraction nobody can read)."""
+    top = 2.0 * rate
+    step = min(v for v in (m * 10.0 ** e for e in range(-2, 6) for m in (1, 2, 5))
+               if v >= top / 100)
+    lo = max(step, round(0.1 * rate / step) * step)
+    return round(lo, 6), round(math.ceil(top / step) * step, 6), step
+
+
+def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False,
+                 load_rps: float | None = None) -> str:
+    """Two rows of tiles: the live config, then the last sample's numbers (after the
+    demo load's rate, when there is one: offered beside completed)."""
     fmt = lambda v, unit="": "–" if v is None or v != v else f"{v:.0f}{unit}"  # noqa: E731
     config_row = [("max_batch", str(cfg.get("max_batch", "–"))),
                   ("max_delay_ms", f"{cfg['max_delay_ms']:g} ms" if cfg else "–"),
@@ -119,6 +142,7 @@ def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False) -> 
     numbers = [("queue", str(s.get("queue_depth", "–"))),
                ("mean batch", f"{s['mean_batch']:.1f}" if s and s.get("batches") != 0 else "–"),
                ("p50", fmt(s.get("p50_ms"), " ms")), ("p99", fmt(s.get("p99_ms"), " ms")),
+               *([] if load_rps is None else [(LOAD_LABEL, f"{load_rps:g}")]),
                ("completed/s", fmt(s.get("throughput_rps"))),
                ("rejected/s", fmt(s.get("rejected_rps")))]
     return tiles_html([config_row, numbers], presenter=presenter)
@@ -152,10 +176,12 @@ def line_html(text: str, css_class: str, *, presenter: bool = False) -> str:
     return f"<div class='{css_class}' style='font-size:{px}px'>{text}</div>"
 
 
-def controls(cfg: dict, *, presenter: bool, load: bool) -> tuple[dict, object]:
+def controls(cfg: dict, *, presenter: bool,
+             load_rps: float | None) -> tuple[dict, object]:
     """The dashboard's widgets, named (``max_batch``, ``max_delay_ms``, ``policy``,
-    ``presenter``, ``readout``, ``image``, ``status``; with ``load`` also ``pause`` and
-    ``load``), and the box that lays them out."""
+    ``presenter``, ``readout``, ``image``, ``status``; with a load at ``load_rps`` req/s
+    also ``pause``, ``load_rps`` (its slider) and ``load``), and the box that lays them
+    out."""
     import ipywidgets as W
     sty = {"description_width": "initial"}
     w = {"max_batch": W.IntSlider(value=cfg["max_batch"], min=1, max=max(64, cfg["max_batch"]),
@@ -173,8 +199,17 @@ def controls(cfg: dict, *, presenter: bool, load: bool) -> tuple[dict, object]:
          "readout": W.HTML(), "status": W.HTML()}
     rows = [W.HBox([w["max_batch"], w["max_delay_ms"], w["policy"], w["presenter"]],
                    layout=W.Layout(flex_flow="row wrap"))]
-    if load:
+    if load_rps is not None:
+        lo, hi, step = load_range(load_rps)
         w["pause"] = W.ToggleButton(description="pause load", icon="pause")
+        w["load_rps"] = W.FloatSlider(value=load_rps, min=min(lo, load_rps),
+                                      max=max(hi, load_rps), step=step,
+                                      description=LOAD_LABEL, style=sty,
+                                      readout_format=".4",  # d3: 20, 7.5 (no 20.00)
+                                      continuous_update=False,
+                                      layout=W.Layout(width="400px"))  # a longer track:
+        # a drag moves the rate by steps the trainer can aim
         w["load"] = W.HTML()
-        rows.append(W.HBox([w["pause"], w["load"]]))
+        rows.append(W.HBox([w["pause"], w["load_rps"], w["load"]],
+                           layout=W.Layout(flex_flow="row wrap")))
     return w, W.VBox(rows + [w["readout"], w["image"], w["status"]])

@@ -13,6 +13,7 @@ without cleaning up (a kernel killed with SIGKILL), so nothing outlives the note
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import tempfile
 import time
@@ -140,7 +141,14 @@ class LoadHandle:
     def running(self) -> bool:
         return self.proc.poll() is None
 
+    def end(self) -> None:
+        """Ask it to end cleanly and return at once: it sends nothing more, waits for the
+        answers to what it sent, writes its summary and exits (``result()`` then reads it)."""
+        if self.running:
+            self.proc.send_signal(signal.SIGTERM)
+
     def stop(self) -> None:
+        """End it, and kill it if its answers take more than 3 s."""
         procs.stop(self.proc, 3.0)
 
 

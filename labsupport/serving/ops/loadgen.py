@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -73,7 +75,7 @@ class LoadResult:
     lag_ms: list[float] = field(default_factory=list)  # how late each send left, ms
     errors: dict[str, int] = field(default_factory=dict)
     wall_s: float = 0.0
-    not_sent: int = 0  # scheduled after the time bound
+    not_sent: int = 0  # scheduled after the time bound, or after ``stop`` was set
 
     def summary(self) -> dict:
         st, lat = np.asarray(self.status), np.asarray(self.latency_ms)
@@ -98,10 +100,12 @@ def lab_body(r: Request) -> bytes:
 async def run_load(url: str, requests: list[Request], *, pattern: str = "custom",
                    max_duration_s: float = 30.0, timeout_s: float = 30.0,
                    progress: bool = False, path: str = "/embed",
-                   body: Callable[[Request], bytes] | None = None) -> LoadResult:
+                   body: Callable[[Request], bytes] | None = None,
+                   stop: threading.Event | None = None) -> LoadResult:
     """Send ``requests`` open loop to ``url`` + ``path`` (default ``/embed`` with the lab's
     ``{"input": text}``; ``body(request)`` builds another API's bytes, e.g. a peer's); stop
-    scheduling after ``max_duration_s``. Bodies are built before the first send."""
+    scheduling after ``max_duration_s``, or once ``stop`` is set (what was sent is still
+    answered and counted). Bodies are built before the first send."""
     url = check_loopback(url)
     check_int("requests", len(requests), 1, MAX_REQUESTS)
     check_float("max_duration_s", max_duration_s, 0.0, MAX_DURATION_S, lo_open=True)
@@ -114,7 +118,6 @@ async def run_load(url: str, requests: list[Request], *, pattern: str = "custom"
     t0 = time.monotonic()  # not loop.time(): uvloop's counts whole ms
     offsets = [(r.arrival - requests[0].arrival) / 1000.0 for r in requests]
     dues = [t0 + d for d in offsets if d <= max_duration_s]
-    res.not_sent = len(requests) - len(dues)
 
     async def one(data: bytes, due: float) -> None:
         lag = (time.monotonic() - due) * 1000.0
@@ -126,7 +129,9 @@ async def run_load(url: str, requests: list[Request], *, pattern: str = "custom"
 
     tasks = []
     try:
-        await pace(dues, lambda k: tasks.append(loop.create_task(one(datas[k], dues[k]))))
+        await pace(dues, lambda k: tasks.append(loop.create_task(one(datas[k], dues[k]))),
+                   stop=stop)
+        res.not_sent = len(requests) - len(tasks)
         await asyncio.gather(*tasks)
     finally:
         for t in tasks:
@@ -223,9 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"labsupport load: {exc}", file=sys.stderr)
         return 2
     import uvloop  # the lean loop: the client shares the cores with the server it tests
-    coro = run_load(url, reqs, pattern=args.pattern, max_duration_s=args.duration,
-                    timeout_s=args.timeout, progress=not args.quiet)
-    res = uvloop.run(until_parent_gone(coro, args.parent_pid))
+    res = uvloop.run(until_parent_gone(_drained_on_sigterm(url, reqs, args), args.parent_pid))
     summary = res.summary()
     if args.json_path:
         with open(args.json_path, "w") as f:
@@ -233,6 +236,16 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quiet:
         print(format_summary(summary))
     return 0 if summary["errors"] == 0 else 1
+
+
+async def _drained_on_sigterm(url: str, reqs: list[Request], args) -> LoadResult:
+    """``run_load`` that SIGTERM ends cleanly: no new sends, every request already sent is
+    answered (or times out) and counted, the summary is written (``SteadyLoad`` ends a
+    stretch this way)."""
+    stop = threading.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    return await run_load(url, reqs, pattern=args.pattern, max_duration_s=args.duration,
+                          timeout_s=args.timeout, progress=not args.quiet, stop=stop)
 
 
 def format_summary(s: dict) -> str:

@@ -13,9 +13,11 @@ EARLY_S = 0.0004    # a lone send: its thread wakes the loop this early, the loo
 LONE_GAP_S = 0.005  # lone = at least this long after the previous send (so yielding costs < 8 % of a core)
 
 
-async def pace(dues: list[float], fire: Callable[[int], None]) -> None:
+async def pace(dues: list[float], fire: Callable[[int], None], *,
+               stop: threading.Event | None = None) -> None:
     """Call ``fire(k)`` on the running loop at ``time.monotonic()`` ≈ ``dues[k]`` (in
-    ascending order); returns once the last has fired. A thread sleeps to each time and
+    ascending order); returns once the last has fired, or once ``stop`` is set (the sends
+    not yet due are dropped; every ``fire`` handed over before still runs). A thread sleeps to each time and
     hands over: a loop timer wakes up to 1 ms late (epoll and libuv count in whole ms),
     which a scheduled-send clock would charge to the server, and spinning to beat it
     burns the CPU that the server under test needs. The hand-over itself takes ~0.2 ms,
@@ -24,7 +26,7 @@ async def pace(dues: list[float], fire: Callable[[int], None]) -> None:
     together."""
     loop = asyncio.get_running_loop()
     done = loop.create_future()
-    stop = threading.Event()
+    stop = stop or threading.Event()
     state = {"deferred": 0, "finished": False, "err": None}
 
     def fire_range(i: int, j: int) -> None:

@@ -3,17 +3,21 @@
 
     load = SteadyLoad(svc.url, rate=40)          # until load.stop()
     load.pause(); load.resume()
-    load.describe()   # 'Poisson load 40 req/s · running 02:31 · until stopped'
+    load.set_rate(25)                            # at once (paused: from the resume on)
+    load.describe()   # 'Poisson load 25 req/s · running 02:31 · until stopped'
 
 Underneath it runs ``labsupport load`` child processes one after another (``start_load``,
 each bounded like every load: at most ``MAX_DURATION_S`` and ``MAX_REQUESTS``), each with
-its own seed; a pause stops the current one and a resume starts the next. A daemon thread
-keeps them going; like every child of the lab, each stops with this process (its handle's
-finalizer at exit, its ``--parent-pid`` watch if this process is killed).
+its own seed; a pause or a new rate ends the current one cleanly (it sends nothing more,
+its requests in flight are still answered and counted in ``totals``) and the next starts
+at the rate then set. A daemon thread keeps them going; like every child of the lab, each
+stops with this process (its handle's finalizer at exit, its ``--parent-pid`` watch if
+this process is killed).
 """
 from __future__ import annotations
 
 import math
+import signal
 import threading
 import time
 
@@ -23,6 +27,9 @@ from .launcher import LoadHandle, start_load
 from .loadgen import MAX_DURATION_S, MAX_REQUESTS, PATTERNS
 
 TICK_S = 0.2  # how often the keeper looks at its load process
+END_WAIT_S = 10.0  # stop(): how long the last answers may take before the processes are killed
+MAX_RATE = MAX_REQUESTS / 60.0  # req/s: a load process must last a minute within its bound
+COUNTS = ("sent", "ok", "rejected", "errors", "not_sent")  # ``totals``, from each summary
 
 
 def clock(seconds: float) -> str:
@@ -36,24 +43,28 @@ class SteadyLoad:
     """An open-loop load at ``rate`` req/s until ``stop()`` or ``duration_s`` (None: until
     stopped) of running time; ``pause()`` / ``resume()``; ``describe()`` for the screen.
     ``chunk_s``: how long each load process runs (default: as long as the load generator's
-    bounds allow, ten minutes at most)."""
+    bounds allow at the rate, ten minutes at most); ``set_rate`` changes the rate."""
 
     def __init__(self, url: str, rate: float, *, duration_s: float | None = None,
                  pattern: str = "poisson", seed: int = 0, min_tokens: int = 8,
                  max_tokens: int = 24, paused: bool = False, chunk_s: float | None = None):
         self.url = check_loopback(url)
-        self.rate = check_float("rate", rate, 0.0, MAX_REQUESTS / 60.0, lo_open=True)
+        self.rate = check_rate(rate)
         self.duration_s = (None if duration_s is None else
                            check_float("duration_s", duration_s, 0.0, 86_400.0, lo_open=True))
         self.pattern = check_choice("pattern", pattern, PATTERNS)
         self.seed = check_int("seed", seed, 0)
         self.tokens = (check_int("min_tokens", min_tokens, 3),
                        check_int("max_tokens", max_tokens, min_tokens))
-        # one child's share (s): the loadgen's own bounds, with room for Poisson's spread
-        longest = min(MAX_DURATION_S, 0.8 * MAX_REQUESTS / self.rate)
-        self.chunk_s = longest if chunk_s is None else check_float("chunk_s", chunk_s, 1.0,
-                                                                   longest)
+        self._chunk_arg = None if chunk_s is None else check_float(
+            "chunk_s", chunk_s, 1.0, _longest(self.rate))
+        self.chunk_s = _chunk(self.rate, self._chunk_arg)
         self.chunks = 0              # load processes started so far
+        self.rate_changes = 0        # set_rate calls that changed the rate
+        self.rate_changed_t: float | None = None  # time.monotonic() of the last one
+        self.totals = dict.fromkeys(COUNTS, 0)    # of the load processes that have ended
+        self.unreported = 0          # load processes that ended without a summary (killed)
+        self._ended: list[LoadHandle] = []  # ended or ending, their summary not read yet
         self._ran_s = 0.0            # running time before the current stretch
         self._since: float | None = None  # start of the current running stretch
         self._paused, self._stopped, self._finished = paused, False, False
@@ -103,8 +114,22 @@ class SteadyLoad:
         return f"{what} · running {t} · {left}"
 
     # ---- control ----------------------------------------------------------------------
+    def set_rate(self, rate: float) -> None:
+        """Send ``rate`` req/s from now on: the current load process ends cleanly (its
+        requests in flight are still answered) and the next starts at once at ``rate``;
+        while paused, from the resume on."""
+        rate = check_rate(rate)
+        with self._lock:
+            if rate == self.rate:
+                return
+            self.rate, self.chunk_s = rate, _chunk(rate, self._chunk_arg)
+            self.rate_changes += 1
+            self.rate_changed_t = time.monotonic()
+            self._end_current()
+        self._wake.set()
+
     def pause(self) -> None:
-        """Stop sending (the current load process ends); ``resume()`` goes on."""
+        """Stop sending (the current load process ends cleanly); ``resume()`` goes on."""
         self._halt("_paused")
 
     def resume(self) -> None:
@@ -115,10 +140,18 @@ class SteadyLoad:
         self._wake.set()
 
     def stop(self) -> None:
-        """End the load for good (the keeper thread exits)."""
+        """End the load for good (the keeper thread exits); waits up to ``END_WAIT_S`` for
+        the last answers, then kills what still runs."""
         self._halt("_stopped")
         if self._thread is not threading.current_thread():
             self._thread.join(10)
+        deadline = time.monotonic() + END_WAIT_S
+        while self._reap() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with self._lock:
+            for h in self._ended:
+                h.stop()
+        self._reap()
 
     def _halt(self, flag: str) -> None:
         """Set ``flag`` (paused or stopped), end the running stretch and its process."""
@@ -127,10 +160,35 @@ class SteadyLoad:
                 return
             setattr(self, flag, True)
             self._close_stretch()
-            h, self._handle = self._handle, None
-        if h is not None:
-            h.stop()
+            self._end_current()
         self._wake.set()
+
+    def _end_current(self) -> None:
+        """The running load process sends nothing more (its answers still come); call
+        with the lock held."""
+        h, self._handle = self._handle, None
+        if h is not None:
+            h.end()
+            self._ended.append(h)
+
+    def _reap(self) -> int:
+        """Add the summaries of the ended load processes to ``totals``; how many still run."""
+        with self._lock:
+            if self._handle is not None and not self._handle.running:
+                self._ended.append(self._handle)  # it ran its share and ended on its own
+                self._handle = None
+            for h in [h for h in self._ended if not h.running]:  # each asked once
+                self._ended.remove(h)
+                try:
+                    summary = h.result(0)
+                except (OSError, ValueError):
+                    # SIGTERM's default action: it ended before its first send (the load
+                    # catches SIGTERM from then on); anything else (killed) sent unseen
+                    self.unreported += h.proc.returncode != -signal.SIGTERM
+                    continue
+                for k in COUNTS:
+                    self.totals[k] += summary[k]
+            return len(self._ended)
 
     def _close_stretch(self) -> None:
         if self._since is not None:
@@ -141,9 +199,9 @@ class SteadyLoad:
     def _keep(self) -> None:
         """Start the next load process whenever none runs, until stopped or done."""
         while not self._stopped:
+            self._reap()
             with self._lock:
-                if not self._paused and not self._stopped and (
-                        self._handle is None or not self._handle.running):
+                if not self._paused and not self._stopped and self._handle is None:
                     left = (math.inf if self.duration_s is None else
                             self.duration_s - self._ran_s -
                             (time.monotonic() - self._since if self._since else 0.0))
@@ -166,3 +224,20 @@ class SteadyLoad:
 
     def __repr__(self) -> str:
         return f"SteadyLoad({self.url}, {self.describe()})"
+
+
+def check_rate(rate: float) -> float:
+    """``rate`` (req/s) if a load can send it: > 0 and at most ``MAX_RATE``."""
+    return check_float("rate", rate, 0.0, MAX_RATE, lo_open=True)
+
+
+def _longest(rate: float) -> float:
+    """One load process's longest share (s) at ``rate``: the loadgen's own bounds, with
+    room for Poisson's spread."""
+    return min(MAX_DURATION_S, 0.8 * MAX_REQUESTS / rate)
+
+
+def _chunk(rate: float, asked: float | None) -> float:
+    """How long each load process runs at ``rate``: ``asked`` within the bounds, else the
+    longest."""
+    return _longest(rate) if asked is None else min(asked, _longest(rate))

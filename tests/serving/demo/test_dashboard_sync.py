@@ -1,7 +1,9 @@
 """One state on the dashboard: sliders, readout, plot title and status line show the
 service's live config after a change from a slider, from code (``configure``), from another
 client and after ``stop()``; a burst of slider moves posts one change; every change is
-marked on the plot; no draw before two samples; a failed poll is retried."""
+marked on the plot; no draw before two samples; a failed poll is retried. The demo load's
+rate slider: a drag sets the rate once, every surface shows the load's rate, each new rate
+is marked."""
 import re
 import time
 
@@ -215,6 +217,7 @@ def test_change_labels():
 class _Load:
     """The part of ``SteadyLoad`` the dashboard drives (no traffic: only its state)."""
     paused = False
+    rate, rate_changed_t = 20.0, None
 
     def pause(self):
         self.paused = True
@@ -273,3 +276,90 @@ def test_every_axis_label_stays_on_the_figure(presenter):
         for label in (ax.xaxis.label, ax.yaxis.label):
             box = label.get_window_extent()
             assert box.x0 >= 0 and box.x1 <= width, (label.get_text(), box, width)
+
+
+def load_tile(dash) -> str:
+    return re.search(r"lab-tile-label'[^>]*>load \(req/s\)</div><div class='lab-tile-value'"
+                     r"[^>]*>([^<]+)</div>", dash._w["readout"].value).group(1) + " req/s"
+
+
+def shows_rate(dash, rate: float) -> None:
+    """Slider, readout, status line, plot title and load line all show ``rate``."""
+    text = f"{rate:g} req/s"
+    assert dash._w["load_rps"].value == rate and load_tile(dash) == text
+    assert f"load {text}" in dash._w["status"].value
+    assert dash.figure()._suptitle.get_text().replace("\n", " ").endswith(f"load {text}")
+    assert dash._w["load"].value.count(text) == 1
+
+
+@pytest.fixture
+def paused_load(service):
+    """A real demo load, paused: its rate changes, it sends nothing."""
+    from labsupport.serving.ops.steady import SteadyLoad
+    load = SteadyLoad(service.url, rate=40, paused=True)
+    yield load
+    load.stop()
+
+
+def test_a_drag_of_the_load_slider_sets_the_rate_once_and_marks_it(service, paused_load):
+    dash = Dashboard(service.url, interval_s=0.2, debounce_s=0.2, load=paused_load)
+    try:
+        dash.widget(start=True)
+        w = dash._w["load_rps"]
+        assert (w.min, w.max, w.step) == (4.0, 80.0, 1.0)  # a tenth to twice the start
+        shows_rate(dash, 40)
+        n = changes(service)
+        for v in (35.0, 30.0, 26.0, 22.0):  # a drag: faster than the debounce
+            w.value = v
+            time.sleep(0.02)
+        assert until(lambda: paused_load.rate == 22.0)
+        time.sleep(3 * dash._moves.delay_s)
+        assert paused_load.rate_changes == 1  # one change for the whole drag
+        assert changes(service) == n and dash.posts == 0  # the service's config untouched
+        assert until(lambda: any(text == "load→22" for _, text in dash.marks))
+        t, _ = dash.marks[-1]
+        assert dash.samples[0]["t"] <= t <= dash.samples[-1]["t"]  # on the service's clock
+        assert until(lambda: load_tile(dash) == "22 req/s")
+        shows_rate(dash, 22)
+        assert "set load 22 req/s here" in dash._w["status"].value
+    finally:
+        dash.stop()
+
+
+def test_a_rate_set_from_code_shows_everywhere(service, paused_load):
+    dash = Dashboard(service.url, interval_s=0.2, debounce_s=0.2, load=paused_load)
+    try:
+        dash.widget(start=False)
+        paused_load.set_rate(95)  # another cell, beyond the slider: it widens
+        dash.refresh()            # one poll
+        shows_rate(dash, 95)
+        assert dash._w["load_rps"].max >= 95 and "another cell" in dash._w["status"].value
+        assert [text for _, text in dash.marks] == ["load→95"]
+        dash.set_load_rate(2.5)   # through the dashboard, below the slider: it widens
+        shows_rate(dash, 2.5)
+        assert [text for _, text in dash.marks] == ["load→95", "load→2.5"]
+        with pytest.raises(ValueError, match=r"rate must be a finite number in \[0.0, "):
+            dash.set_load_rate(0)
+        shows_rate(dash, 2.5)
+        dash.stop()
+        shows_rate(dash, 2.5)
+    finally:
+        dash.stop()
+
+
+def test_no_load_no_load_slider(dash):
+    dash.widget(start=False)
+    assert "load_rps" not in dash._w and "load" not in dash.status()
+    with pytest.raises(ValueError, match="rate: this dashboard has no load"):
+        dash.set_load_rate(10)
+
+
+def test_load_slider_steps():
+    from labsupport.serving.demo.dashboard_view import load_range
+    assert load_range(40) == (4.0, 80.0, 1.0)
+    assert load_range(7.5) == (0.8, 15.0, 0.2)
+    assert load_range(300) == (30.0, 600.0, 10.0)
+    for rate in (1.3, 12, 61.3, 1600):
+        lo, hi, step = load_range(rate)
+        assert 0 < lo <= 0.1 * rate + step and hi >= 2 * rate
+        assert 40 <= hi / step <= 101  # 1-2-5 steps

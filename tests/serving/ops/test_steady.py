@@ -1,10 +1,11 @@
 """The demo load (``SteadyLoad``): runs until stopped, one load process after another;
-pauses and resumes; a set duration ends it; bad arguments name themselves."""
+pauses and resumes; a new rate takes over at once and loses no request; a set duration
+ends it; bad arguments name themselves."""
 import time
 
 import pytest
 
-from labsupport.serving.ops.steady import SteadyLoad, clock
+from labsupport.serving.ops.steady import MAX_RATE, SteadyLoad, clock
 from svc_helpers import service, until  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(120)
@@ -36,6 +37,69 @@ def test_runs_past_one_load_process_pauses_and_resumes(service):
     finally:
         load.stop()
     assert "stopped after" in load.describe() and not load.running
+
+
+def handled(svc) -> int:
+    """Requests the service has answered in any way (200, 429, errors) so far."""
+    return sum(svc.stats(window_s=0.2)["totals"].values())
+
+
+def sends_at(load) -> float:
+    """The rate the running load process was started with (its ``--rate``)."""
+    args = load._handle.proc.args
+    return float(args[args.index("--rate") + 1])
+
+
+def test_a_new_rate_takes_over_at_once_and_no_request_is_lost(service):
+    """The stretch running at the old rate ends cleanly: what it sent is answered and
+    counted; the next process sends at the new rate; the service saw every request once."""
+    n0 = handled(service)
+    load = SteadyLoad(service.url, rate=30)
+    try:
+        assert until(lambda: answered(service) > 0 and load.pid is not None, 20)
+        assert until(lambda: handled(service) > n0 + 5, 20)
+        load.set_rate(60)  # near the service's capacity: requests are in flight right now
+        assert load.rate == 60 and load.rate_changes == 1 and "60 req/s" in load.describe()
+        assert until(lambda: load.chunks == 2 and load.pid is not None, 20)
+        assert sends_at(load) == 60
+        assert until(lambda: load.totals["sent"] > 0, 20)  # the first one's summary is in
+        first = dict(load.totals)
+        assert first["errors"] == 0 and first["ok"] + first["rejected"] == first["sent"]
+        load.set_rate(60)  # the same rate: nothing to end
+        assert load.rate_changes == 1 and load.chunks == 2
+        assert until(lambda: handled(service) - n0 > first["sent"] + 5, 20)  # the second sends
+    finally:
+        load.stop()
+    t = load.totals
+    assert load.unreported == 0 and t["errors"] == 0 and t["sent"] > first["sent"]
+    assert t["ok"] + t["rejected"] == t["sent"]
+    assert until(lambda: handled(service) - n0 == t["sent"], 10), (handled(service) - n0, t)
+
+
+def test_a_new_rate_while_paused_applies_on_resume(service):
+    load = SteadyLoad(service.url, rate=20, paused=True)
+    try:
+        load.set_rate(7.5)
+        time.sleep(0.6)
+        assert load.chunks == 0 and load.describe().startswith("Poisson load 7.5 req/s · paused")
+        load.resume()
+        assert until(lambda: load.pid is not None, 20)
+        assert sends_at(load) == 7.5 and load.chunks == 1
+    finally:
+        load.stop()
+    assert load.unreported == 0 and load.totals["errors"] == 0
+
+
+@pytest.mark.parametrize("bad", [0, -3, float("nan"), float("inf"), 2 * MAX_RATE, "fast", True])
+def test_a_bad_new_rate_names_itself_and_changes_nothing(bad):
+    load = SteadyLoad("http://127.0.0.1:9", rate=5, paused=True)
+    try:
+        with pytest.raises(ValueError,
+                           match=rf"rate must be a finite number in \[0.0, {int(MAX_RATE)}"):
+            load.set_rate(bad)
+        assert load.rate == 5 and load.rate_changes == 0
+    finally:
+        load.stop()
 
 
 def test_a_set_duration_ends_it_and_is_shown(service):
