@@ -12,7 +12,7 @@ def test_execute_times_each_code_cell(tmp_path):
                                          nbformat.v4.new_code_cell("x = 1")])
     path = tmp_path / "t.ipynb"
     nbformat.write(nb, path)
-    seconds, cells = notebooks.execute(path, tmp_path)
+    _, seconds, cells = notebooks.execute(path, tmp_path)
     assert len(cells) == 2 and cells[0] >= 0.3 and seconds >= cells[0] + cells[1]
 
 
