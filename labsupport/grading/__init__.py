@@ -5,6 +5,9 @@
 - ``pipeline``: the lab's steps inside nbgrader's pipelines (stub names, short test
   errors in feedback, autograde mode, the trusted pass, review flags);
 - ``trusted`` and ``audit``: grades that answer cells cannot forge;
+- ``sandbox`` (settings, ``Box``), ``jail`` (the launcher), ``kernel``, ``cgroups`` and
+  ``seal``: every submission's code runs isolated, limited and watched;
+- ``review``: flagged items and why (``autograde`` prints them, ``export`` adds a column);
 - ``parallel``: ``autograde --jobs N`` (one private gradebook per submission, one writer).
 """
 from __future__ import annotations
@@ -50,14 +53,18 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--student", action="append", dest="students", help="only these (repeat)")
     g.add_argument("--submission-timeout", type=float, default=parallel.SUBMISSION_TIMEOUT_S,
                    help="with --jobs: seconds before one submission is given up (default %(default)g)")
+    g.add_argument("--sandbox", choices=("auto", "namespaces", "plain", "off"), default="auto",
+                   help="how student code runs: auto = namespaces and a grading user as root, "
+                   "else plain (rlimits; a warning); off = as you (default %(default)s)")
     sub.add_parser("feedback", help="feedback HTML for autograded work").add_argument(
         "assignment", nargs="?")
     e = sub.add_parser("export", help="export grades to autograde/grades.csv")
     e.add_argument("--to", type=Path, help="CSV path (default autograde/grades.csv)")
     args = p.parse_args(argv)
 
-    from .course import Course
-    course = Course()
+    from .course import Course, course_config
+    sandbox = getattr(args, "sandbox", "auto")
+    course = Course(course_config(**{"Sandbox.mode": sandbox}) if sandbox != "auto" else None)
     try:
         if args.cmd == "release":
             unknown = set(args.assignments) - set(course.assignments())

@@ -1,15 +1,19 @@
 """The lab's steps in nbgrader's pipelines (wired in ``autograde/nbgrader_config.py``).
 
 Release: ``ClearSolutionsById``. Feedback: ``ShortTestErrors``. Autograde:
-``AutogradeExecute`` (the kernel runs in autograde mode, ``LAB_AUTOGRADE=1``; a dead
-kernel costs one cell, not the submission; the cells no graded cell depends on are left
-out, see ``demos``), ``TrustedChecks`` (every answer cell graded
-again alone against the installed checks, and audited) and ``FlagForReview`` (what the
-audit found goes to the gradebook: the formgrader shows it).
+``AutogradeExecute`` (the kernel runs in the submission's sandbox, ``sandbox``, in autograde
+mode, ``LAB_AUTOGRADE=1``; a dead kernel costs one cell, not the submission; a box killed
+for a limit leaves the rest of its cells unrun; the cells no graded cell depends on are
+left out, see ``demos``), ``TrustedChecks`` (every answer cell graded again alone against
+the installed checks, in a fresh box, and audited) and ``FlagForReview`` (what the audit
+and the sandbox found goes to the gradebook: the formgrader, ``grade autograde`` and
+``grade export`` show it, see ``review``).
 """
 from __future__ import annotations
 
 import copy
+import functools
+import json
 import os
 from pathlib import Path
 
@@ -20,10 +24,13 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import ClearSolutions, Execute, NbGraderPreprocessor, SaveAutoGrades
 from traitlets import Bool, Float, Integer
 
-from . import audit, demos, trusted
+from . import audit, demos, seal, trusted
+from .kernel import BoxedKernelManager
+from .sandbox import Sandbox
 
 STUB = 'raise NotImplementedError("{grade_id}: write your {what} here")'
 REVIEW = "labsupport_review"  # resources key: grade_id -> why a trainer should look
+EVENTS = "labsupport_events"  # resources key: [(cell index or None, what the sandbox saw)]
 
 
 class ClearSolutionsById(ClearSolutions):
@@ -70,18 +77,57 @@ def _error(ename: str, evalue: str) -> NotebookNode:
                                   traceback=[f"\x1b[0;31m{ename}\x1b[0m: {evalue}"])
 
 
-class AutogradeExecute(Execute):
-    """nbgrader's Execute, with the kernel in autograde mode and dead kernels survived.
+def _course_root(config) -> str:
+    from nbgrader.coursedir import CourseDirectory
+    return CourseDirectory(config=config).root
 
-    The kernel's environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``):
-    demos and measurements run short and no cell waits on a frontend. Only the grading
-    kernel sees it, not the Jupyter server that reads this config. Code cells that no
-    graded cell depends on are not run at all (``skip_demos``; ``demos.demo_cells``): they
-    get a one-line note instead of outputs. When a cell kills the
-    kernel (``os._exit``, out of memory), that cell gets an error, a fresh kernel replays
-    the cells before it (their outputs kept) and grading goes on.
+
+def _message_size(msg: dict) -> int:
+    content = msg.get("content", {})
+    if msg.get("msg_type") == "stream":
+        return len(content.get("text", ""))
+    return len(json.dumps(content, default=str)) + sum(len(b) for b in msg.get("buffers") or [])
+
+
+# What a cell's error says about a limit: (ename or text in evalue, status)
+LIMIT_ERRORS = (("MemoryError", "memory limit (MemoryError)"),
+                ("No space left on device", "disk limit (no space left)"),
+                ("File too large", "file size limit"),
+                ("BlockingIOError", "process limit (fork failed)"),
+                ("DeadKernelError", "the kernel died"))
+
+
+def cell_events(nb, timeout: float | None) -> list[tuple[int, str]]:
+    """(cell index, status) for each cell whose error shows a limit or a timeout."""
+    out = []
+    for i, cell in enumerate(nb.cells):
+        for o in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if o.get("output_type") != "error":
+                continue
+            if o.get("ename") == "CellTimeoutError":
+                out.append((i, f"cell {i + 1} timed out after {timeout:g} s (interrupted)"))
+            for key, status in LIMIT_ERRORS:
+                if key == o.get("ename") or key in str(o.get("evalue", "")):
+                    out.append((i, f"cell {i + 1}: {status}"))
+    return out
+
+
+class AutogradeExecute(Execute):
+    """nbgrader's Execute, with the kernel in the submission's sandbox, in autograde mode,
+    and dead kernels survived.
+
+    The kernel runs in a fresh ``sandbox.Box`` per notebook (``c.Sandbox``: namespaces and a
+    grading user as root, plain rlimits otherwise; ``mode='off'`` runs it as you). Its
+    environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``): demos and
+    measurements run short and no cell waits on a frontend. Code cells that no graded cell
+    depends on are not run at all (``skip_demos``; ``demos.demo_cells``): they get a one-line
+    note instead of outputs. When a cell kills the kernel (``os._exit``, out of memory),
+    that cell gets an error, a fresh kernel replays the cells before it (their outputs
+    kept) and grading goes on. When the box is killed (the notebook's time, a stop, the
+    output limit), the cells after it get ``NotRun`` and the status goes to the gradebook.
     """
 
+    box = None  # this notebook's sandbox.Box while it runs
     max_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
     skip_demos = Bool(True, help="leave out the code cells no graded cell depends on "
                       "(labsupport.grading.demos): demos and measurements").tag(config=True)
@@ -103,14 +149,41 @@ class AutogradeExecute(Execute):
 
     start_new_kernel = run_sync(async_start_new_kernel)
 
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        if self.box is not None:
+            km.box = self.box
+        return km
+
     def preprocess(self, nb, resources=None, km=None):
         self._dead: set[int] = set()
         self._skip = demos.demo_cells(nb) if self.skip_demos else set()
-        return super().preprocess(nb, resources, km)
+        root = _course_root(self.config)
+        seal.session(root)  # the baseline, taken before this process runs any student code
+        self.box = Sandbox(config=self.config).open(root)
+        if self.box is not None:
+            self.kernel_manager_class = BoxedKernelManager
+        try:
+            nb, resources = super().preprocess(nb, resources, km)
+        finally:
+            events = self.box.close() if self.box is not None else []
+        resources.setdefault(EVENTS, []).extend(
+            [(None, e) for e in events] + cell_events(nb, self.timeout))
+        return nb, resources
+
+    def process_message(self, msg, cell, cell_index):
+        if (self.box is not None and msg.get("msg_type") != "status"
+                and not self.box.count_output(_message_size(msg))):
+            return None  # past the output limit: dropped (the box is being killed)
+        return super().process_message(msg, cell, cell_index)
 
     def preprocess_cell(self, cell, resources, index):
         if index in self._skip:
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=demos.NOTE)]
+            return cell, resources
+        if self.box is not None and self.box.events:
+            if cell.cell_type == "code":
+                cell.outputs = [_error("NotRun", f"not run: {self.box.events[0]}")]
             return cell, resources
         try:
             return super().preprocess_cell(cell, resources, index)
@@ -119,7 +192,7 @@ class AutogradeExecute(Execute):
             cell.outputs.append(_error("DeadKernelError", "the kernel died while running "
                                        "this cell; the cells after it ran in a fresh kernel"))
             self.nb.cells[index] = cell
-            if len(self._dead) <= self.max_restarts:
+            if len(self._dead) <= self.max_restarts and not (self.box and self.box.events):
                 self._revive(index)
             return cell, self.resources
 
@@ -171,6 +244,22 @@ class TrustedChecks(NbGraderPreprocessor):
                           if c.cell_type == "code" and not _nbg(c).get("solution")}
         return known
 
+    def _run_trusted(self, items: list, timeout: float, resources) -> dict:
+        """The trusted pass in a fresh box; a pass that does not finish fails every item."""
+        root = _course_root(self.config)
+        info = resources.get("nbgrader", {})
+        seal.session(root).check(f"{info.get('student', '?')}/{info.get('notebook', '?')}")
+        box = Sandbox(config=self.config).open(root) if items else None
+        try:
+            run = functools.partial(box.run, what="the trusted pass") if box else None
+            return trusted.run_items(items, timeout, run=run)
+        except (RuntimeError, OSError) as exc:
+            why = "; ".join(box.events) if box is not None and box.events else str(exc)[:300]
+            return {i.grade_id: ("fail", f"the trusted pass did not finish: {why}") for i in items}
+        finally:
+            if box is not None:
+                resources.setdefault(EVENTS, []).extend((None, e) for e in box.close())
+
     def preprocess(self, nb, resources):
         review: dict[str, str] = {}
         by_id = {_nbg(c).get("grade_id"): c for c in nb.cells if _nbg(c).get("grade_id")}
@@ -198,7 +287,7 @@ class TrustedChecks(NbGraderPreprocessor):
                  if _nbg(t)["grade_id"].removesuffix("_test") in by_id
                  and not any(o.output_type == "error" for o in t.outputs)]  # 0 already
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
-        results = trusted.run_items(items, timeout)
+        results = self._run_trusted(items, timeout, resources)
         for t in tests:
             gid = _nbg(t)["grade_id"]
             status, message = results.get(gid, ("pass", ""))
@@ -216,12 +305,35 @@ class TrustedChecks(NbGraderPreprocessor):
         return nb, resources
 
 
+def event_reviews(nb, events: list) -> dict[str, str]:
+    """test grade_id -> the sandbox's statuses for that item. A status of a cell goes to the
+    item the cell belongs to; one of the notebook (or of another cell) to every item that
+    scored nothing, or to the first item when none did."""
+    tests = [c for c in nb.cells if c.cell_type == "code" and _nbg(c).get("grade")
+             and not _nbg(c).get("solution")]
+    if not tests or not events:
+        return {}
+    ids = {_nbg(t)["grade_id"] for t in tests}
+    zero = [_nbg(t)["grade_id"] for t in tests if any(o.output_type == "error" for o in t.outputs)]
+    out: dict[str, list[str]] = {}
+    for index, text in events:
+        gid = _nbg(nb.cells[index]).get("grade_id") if index is not None else None
+        gid = gid if gid in ids else f"{gid}_test" if f"{gid}_test" in ids else None
+        for g in [gid] if gid else (zero or [_nbg(tests[0])["grade_id"]]):
+            if text not in out.setdefault(g, []):
+                out[g].append(text)
+    return {g: "sandbox: " + "; ".join(texts) for g, texts in out.items()}
+
+
 class FlagForReview(NbGraderPreprocessor):
-    """Write what ``TrustedChecks`` found to the gradebook: items need a manual grade, the
-    answer cell carries the reason as a comment, and the notebook is flagged."""
+    """Write what ``TrustedChecks`` and the sandbox found to the gradebook: items need a
+    manual grade, the answer cell carries the reason as a comment, and the notebook is
+    flagged (``review`` reads it back for the CLI and the export)."""
 
     def preprocess(self, nb, resources):
-        review = resources.get(REVIEW) or {}
+        review = dict(resources.get(REVIEW) or {})
+        for gid, why in event_reviews(nb, resources.get(EVENTS) or []).items():
+            review[gid] = f"{review[gid]}; {why}" if gid in review else why
         if not review:
             return nb, resources
         from nbgrader.api import Gradebook, MissingEntry

@@ -23,6 +23,7 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass
+from typing import Callable
 
 PROTECTED = ("labsupport", "builtins", "numpy", "math", "statistics")  # asyncio changes itself
 
@@ -190,25 +191,36 @@ def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple[str, str]]:
     return out
 
 
-def run_items(items: list[Item], timeout_s: float = 60.0) -> dict[str, tuple[str, str]]:
-    """grade_id -> ("pass" | "fail" | "tampered", message), from a fresh helper process."""
+Runner = Callable[[list, str, float, dict], tuple]  # (argv, stdin, timeout_s, env) -> (rc, out, err)
+
+
+def _subprocess(argv: list, stdin: str, timeout_s: float, env: dict) -> tuple[int, str, str]:
+    proc = subprocess.run(argv, input=stdin, text=True, env={**os.environ, **env},
+                          capture_output=True, timeout=timeout_s)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def run_items(items: list[Item], timeout_s: float = 60.0,
+              run: Runner | None = None) -> dict[str, tuple[str, str]]:
+    """grade_id -> ("pass" | "fail" | "tampered", message), from a fresh helper process
+    (started by ``run``: the grading sandbox's ``Box.run``; a plain subprocess by default)."""
     if not items:
         return {}
     job = json.dumps({"timeout_s": timeout_s,
                       "items": [{"grade_id": i.grade_id, "answer": i.answer, "test": i.test}
                                 for i in items]})
-    env = dict(os.environ, MPLBACKEND="Agg", LAB_AUTOGRADE="1")
     budget = timeout_s * len(items) + 120
-    proc = subprocess.run([sys.executable, "-m", __name__], input=job, text=True, env=env,
-                          capture_output=True, timeout=budget)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith('{"results"')]
-    if proc.returncode or not lines:
-        raise RuntimeError(f"trusted grading helper failed ({proc.returncode}): "
-                           f"{proc.stderr[-1500:]}")
+    rc, out, err = (run or _subprocess)([sys.executable, "-m", __name__], job, budget,
+                                        {"MPLBACKEND": "Agg", "LAB_AUTOGRADE": "1"})
+    lines = [ln for ln in out.splitlines() if ln.startswith('{"results"')]
+    if rc or not lines:
+        raise RuntimeError(f"trusted grading helper failed ({rc}): {err[-1500:]}")
     return {k: tuple(v) for k, v in json.loads(lines[-1])["results"].items()}
 
 
 def main() -> int:
+    import ctypes
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no child opens our /proc/<pid>/fd
     job = json.loads(sys.stdin.read())
     items = [Item(**i) for i in job["items"]]
     results = _serve(items, float(job["timeout_s"]))  # children cannot write to our stdout

@@ -129,6 +129,6 @@ def test_hostile_submissions(released, tmp_path):
             flagged.append(name)
             first = next(iter(sorted(tests)))
             assert tests[first][2], f"{name}: the attacked item needs a manual grade"
-            assert "manual review" in (comments[first.removesuffix("_test")] or ""), comments
+            assert any(w in (comments[first.removesuffix("_test")] or "") for w in ("manual review", "sandbox:")), comments
     print("flagged for review:", flagged, "| scored 0, not flagged:", sorted(set(cases) - set(flagged)))
     assert set(cases) - set(flagged) <= {"loop"}

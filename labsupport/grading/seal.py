@@ -1,0 +1,104 @@
+"""The package seal: what grading trusts, fingerprinted before any student code runs and
+checked after every submission; grading stops when it changed.
+
+Sealed: the lab package's files (SHA-256 of each), the course's config, source and
+release notebooks, and the venv's ``site-packages`` entries with its start-up hooks
+(``*.pth``, ``sitecustomize``), where a submission running with the trainer's rights (the
+sandbox's plain mode) could plant code that the grader would run next.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import site
+import sys
+from pathlib import Path
+
+
+class SealBroken(RuntimeError):
+    """Files the grader trusts changed while a submission was graded."""
+
+
+def _files(folder: Path, suffixes: tuple[str, ...] | None = None) -> list[Path]:
+    out = []
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        out += [Path(root) / n for n in names if suffixes is None or n.endswith(suffixes)]
+    return sorted(out)
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+
+
+def _site_entries() -> dict[str, str]:
+    out = {}
+    for sp in {*site.getsitepackages(), site.getusersitepackages()}:
+        folder = Path(sp)
+        if not folder.is_dir():
+            continue
+        for p in sorted(folder.iterdir()):
+            hook = p.suffix == ".pth" or p.stem in ("sitecustomize", "usercustomize")
+            out[str(p)] = _digest(p) if hook and p.is_file() else "entry"
+    return out
+
+
+def measure(course_root: Path | str) -> dict[str, str]:
+    """path -> fingerprint of everything sealed."""
+    import labsupport
+    from .course import CONFIG_FILE
+    root = Path(course_root)
+    state = {str(p): _digest(p) for p in _files(Path(labsupport.__file__).resolve().parent)}
+    state[str(CONFIG_FILE)] = _digest(CONFIG_FILE)
+    for p in (root / "nbgrader_config.py",):
+        if p.is_file():
+            state[str(p)] = _digest(p)
+    for folder in ("solutions", "notebooks"):
+        if (root / folder).is_dir():
+            state.update({str(p): _digest(p) for p in _files(root / folder, (".ipynb",))})
+    state.update(_site_entries())
+    state["sys.executable"] = sys.executable
+    return state
+
+
+def digest(state: dict[str, str]) -> str:
+    """One hash of a whole measurement (what a parallel job is told to expect)."""
+    h = hashlib.sha256()
+    for k in sorted(state):
+        h.update(f"{k}\0{state[k]}\n".encode())
+    return h.hexdigest()
+
+
+class Seal:
+    """The seal of one grading session."""
+
+    def __init__(self, course_root: Path | str):
+        self.root = Path(course_root)
+        self.state = measure(self.root)
+
+    def changes(self) -> list[str]:
+        """Paths that changed, appeared or vanished since the seal was made."""
+        now = measure(self.root)
+        return sorted(k for k in set(now) | set(self.state) if now.get(k) != self.state.get(k))
+
+    def check(self, after: str) -> None:
+        """Raise ``SealBroken`` (naming the files) when anything changed."""
+        changed = self.changes()
+        if changed:
+            raise SealBroken(f"grading stopped: {len(changed)} file(s) the grader trusts changed "
+                             f"while {after} was graded: {', '.join(changed[:5])}")
+
+
+_SESSIONS: dict[str, Seal] = {}
+
+
+def session(course_root: Path | str) -> Seal:
+    """This process's seal of ``course_root``, made at the first call (grading drivers call
+    it before any submission; the pipeline, before its first kernel starts)."""
+    key = str(Path(course_root).resolve())
+    if key not in _SESSIONS:
+        _SESSIONS[key] = Seal(key)
+    return _SESSIONS[key]
