@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 import nbformat
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import ClearSolutions, Execute, NbGraderPreprocessor, SaveAutoGrades
@@ -187,6 +187,18 @@ class AutogradeExecute(Execute):
             return cell, resources
         try:
             return super().preprocess_cell(cell, resources, index)
+        except CellTimeoutError:  # the interrupt did not stop it: the kernel is lost
+            cell.outputs.append(_error("Unresponsive", f"still running {self.timeout:g} s after "
+                                       "the interrupt; the kernel was stopped"))
+            self.nb.cells[index] = cell
+            if self.box is not None:
+                self.box.kill(f"cell {index + 1} timed out after {self.timeout:g} s and ignored "
+                              "the interrupt: killed")
+                return cell, self.resources
+            self._dead.add(index)
+            if len(self._dead) <= self.max_restarts:
+                self._revive(index)
+            return cell, self.resources
         except DeadKernelError:
             self._dead.add(index)
             cell.outputs.append(_error("DeadKernelError", "the kernel died while running "

@@ -33,15 +33,28 @@ def flags(gb, assignment: str, student: str) -> list[tuple[str, str, str]]:
     return out
 
 
+def grouped(found: list[tuple[str, str, str]]) -> list[str]:
+    """One ``items: reason`` per distinct reason (a killed notebook costs many items)."""
+    by_reason: dict[str, list[str]] = {}
+    for _, item, why in found:
+        by_reason.setdefault(why, []).append(item)
+    out = []
+    for why, items in by_reason.items():
+        names = ", ".join(items) if len(items) <= 4 else \
+            f"{items[0]}, {items[1]}, … {items[-1]} ({len(items)} items)"
+        out.append(f"{names}: {why}")
+    return out
+
+
 def lines(db_url: str, assignment: str, student: str) -> list[str]:
     """The flags of one submission as lines for the terminal (none when nothing is flagged)."""
     from nbgrader.api import Gradebook
     with Gradebook(db_url) as gb:
-        return [f"     review {item}: {why}" for _, item, why in flags(gb, assignment, student)]
+        return [f"     review {text}" for text in grouped(flags(gb, assignment, student))]
 
 
 def add_review_column(csv_path: Path | str, db_url: str) -> None:
-    """Add ``review`` (each flagged item and its reason, ``; ``-separated) to nbgrader's
+    """Add ``review`` (the flagged items and their reasons, `` | ``-separated) to nbgrader's
     CSV export, matched on its ``assignment`` and ``student_id`` columns."""
     from nbgrader.api import Gradebook
     path = Path(csv_path)
@@ -52,7 +65,7 @@ def add_review_column(csv_path: Path | str, db_url: str) -> None:
     with Gradebook(db_url) as gb:
         for row in rows:
             found = flags(gb, row["assignment"], row["student_id"])
-            row["review"] = "; ".join(f"{item}: {why}" for _, item, why in found)
+            row["review"] = " | ".join(grouped(found))
     with path.open("w", newline="") as f:
         out = csv.DictWriter(f, fieldnames=[*rows[0].keys()])
         out.writeheader()

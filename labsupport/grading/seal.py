@@ -46,12 +46,16 @@ def _site_entries() -> dict[str, str]:
     return out
 
 
-def measure(course_root: Path | str) -> dict[str, str]:
-    """path -> fingerprint of everything sealed."""
+def package_dir() -> Path:
     import labsupport
+    return Path(labsupport.__file__).resolve().parent
+
+
+def measure(course_root: Path | str, package: Path | None = None) -> dict[str, str]:
+    """path -> fingerprint of everything sealed (``package``: the lab package's folder)."""
     from .course import CONFIG_FILE
     root = Path(course_root)
-    state = {str(p): _digest(p) for p in _files(Path(labsupport.__file__).resolve().parent)}
+    state = {str(p): _digest(p) for p in _files(package or package_dir())}
     state[str(CONFIG_FILE)] = _digest(CONFIG_FILE)
     for p in (root / "nbgrader_config.py",):
         if p.is_file():
@@ -64,24 +68,16 @@ def measure(course_root: Path | str) -> dict[str, str]:
     return state
 
 
-def digest(state: dict[str, str]) -> str:
-    """One hash of a whole measurement (what a parallel job is told to expect)."""
-    h = hashlib.sha256()
-    for k in sorted(state):
-        h.update(f"{k}\0{state[k]}\n".encode())
-    return h.hexdigest()
-
-
 class Seal:
     """The seal of one grading session."""
 
-    def __init__(self, course_root: Path | str):
-        self.root = Path(course_root)
-        self.state = measure(self.root)
+    def __init__(self, course_root: Path | str, package: Path | None = None):
+        self.root, self.package = Path(course_root), package
+        self.state = measure(self.root, package)
 
     def changes(self) -> list[str]:
         """Paths that changed, appeared or vanished since the seal was made."""
-        now = measure(self.root)
+        now = measure(self.root, self.package)
         return sorted(k for k in set(now) | set(self.state) if now.get(k) != self.state.get(k))
 
     def check(self, after: str) -> None:
