@@ -231,6 +231,33 @@ def _kill_descendants() -> None:
                 break
 
 
+def _watch_parent(pid: int, spec: dict) -> None:
+    """Once a second: if the grader that started us is gone (killed with its job), kill the
+    command and what it started, leave and remove the box's cgroups, and exit."""
+    parent = os.getppid()
+
+    def check(signum, frame):
+        if os.getppid() == parent:
+            return
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if spec["mode"] != "ns":
+            _kill_descendants()
+        for path in spec.get("cgroups", []):
+            try:
+                with open(os.path.join(os.path.dirname(path), "cgroup.procs"), "w") as f:
+                    f.write(str(os.getpid()))
+                os.waitpid(pid, 0)
+                os.rmdir(path)
+            except OSError:
+                pass
+        os._exit(137)
+    signal.signal(signal.SIGALRM, check)
+    signal.setitimer(signal.ITIMER_REAL, 1.0, 1.0)
+
+
 def main(argv: list[str]) -> int:
     with open(argv[1]) as f:
         spec = json.load(f)
@@ -259,6 +286,7 @@ def main(argv: list[str]) -> int:
             pass
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGHUP, stop)
+    _watch_parent(pid, spec)
     while True:
         try:
             _, status = os.waitpid(pid, 0)

@@ -31,20 +31,29 @@ from pathlib import Path
 SUBMISSION_TIMEOUT_S = 1800.0  # one student's whole assignment, slow machine included
 
 
+def _layout(root: Path):
+    """The folders of a private course at ``root`` (the lab's layout, as ``_worker`` reads it)."""
+    from nbgrader.coursedir import CourseDirectory
+    from .course import course_config
+    return CourseDirectory(config=course_config(root))
+
+
 def _private_course(course, student: str, assignment: str, base: Path) -> Path:
     """A course folder with this one submission, copies of its assignment's source and
-    release folders and a copy of the gradebook."""
+    release folders and a copy of the gradebook (in the lab's layout, whatever the real
+    course's is: the hub's puts ``submitted/`` at the top)."""
     root = base / f"{student}__{assignment}"
+    mine = _layout(root)
     for step in ("source", "release"):
-        rel = getattr(course.coursedir, f"{step}_directory")
+        rel = getattr(mine, f"{step}_directory")
         src = course._dir(step) / assignment
         if src.is_dir():
             shutil.copytree(src, root / rel / assignment)
         else:
             (root / rel).mkdir(parents=True, exist_ok=True)
-    sub = course.coursedir.submitted_directory
-    shutil.copytree(course._dir("submitted") / student / assignment, root / sub / student / assignment)
-    db = root / "autograde" / "gradebook.db"
+    shutil.copytree(course._dir("submitted") / student / assignment,
+                    root / mine.submitted_directory / student / assignment)
+    db = Path(mine.db_url.removeprefix("sqlite:///"))
     db.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(course.coursedir.db_url.removeprefix("sqlite:///"), db)
     return root
@@ -140,7 +149,7 @@ def merge(main_db: str, worker_db: str, assignment: str, student: str) -> None:
 
 
 def _install(course, root: Path, student: str, assignment: str) -> None:
-    rel = course.coursedir.autograded_directory
+    rel = _layout(root).autograded_directory
     src, dest = root / rel / student / assignment, course._dir("autograded") / student / assignment
     shutil.rmtree(dest, ignore_errors=True)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -149,8 +158,9 @@ def _install(course, root: Path, student: str, assignment: str) -> None:
 
 def autograde(course, assignment: str | None = None, students: list[str] | None = None, *,
               jobs: int = 2, submission_timeout_s: float = SUBMISSION_TIMEOUT_S,
-              progress: bool = True) -> bool:
-    """Autograde every submission (of ``assignment``, by ``students``) with ``jobs`` workers."""
+              progress: bool = True, report: list | None = None) -> bool:
+    """Autograde every submission (of ``assignment``, by ``students``) with ``jobs`` workers;
+    ``report`` (a list) gets one ``{student, assignment, s, ok}`` per submission."""
     from tqdm import tqdm
     from . import review, seal
     pairs = course.to_autograde(assignment, students)
@@ -181,24 +191,21 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
                        for p in pairs}
             for fut in as_completed(futures):
                 student, a = futures[fut]
-                if fut.cancelled():
-                    failed.append((student, a))
-                    bar.update(1)
-                    continue
                 good, secs, tail = fut.result()
-                if broken is None:
+                try:
+                    running = [f"{s}/{x}" for f, (s, x) in futures.items() if f.running()]
+                    sealed.check(f"{student}/{a}" + (f" (or {', '.join(running)}, graded at the "
+                                                     "same time)" if running else ""))
+                except seal.SealBroken as err:
+                    broken = err
+                    stop.set()  # running jobs are killed; the rest never start
+                    for other in futures:
+                        other.cancel()
+                    failed += [futures[f] for f in futures if not f.done() or f.cancelled()]
+                    break
+                if good:  # the one writer: merge in this thread, one submission at a time
                     try:
-                        sealed.check(f"{student}/{a}")
-                    except seal.SealBroken as err:
-                        broken = err
-                        stop.set()
-                        pool.shutdown(wait=False, cancel_futures=True)
-                if broken is not None:
-                    good, tail = False, "not merged: grading stopped (the seal broke)"
-                elif good:  # the one writer: merge in this thread, one submission at a time
-                    try:
-                        merge(main_db, f"sqlite:///{roots[student, a] / 'autograde' / 'gradebook.db'}",
-                              a, student)
+                        merge(main_db, _layout(roots[student, a]).db_url, a, student)
                         _install(course, roots[student, a], student, a)
                     except Exception as exc:  # noqa: BLE001 - costs this submission only
                         good, tail = False, f"merge failed: {type(exc).__name__}: {exc}"
@@ -206,6 +213,8 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
                     failed.append((student, a))
                     bar.write(tail)
                 bar.write(f"{'ok  ' if good else 'FAIL'} autograde {a} {student} ({secs:.1f} s)")
+                if report is not None:
+                    report.append({"student": student, "assignment": a, "s": round(secs, 2), "ok": good})
                 if good:
                     for line in review.lines(main_db, a, student):
                         bar.write(line)

@@ -147,17 +147,18 @@ def hidden_paths(course_root: Path, extra: list[str]) -> list[str]:
     return sorted(out)
 
 
-def readable_paths(extra: list[str]) -> list[str]:
+def readable_paths(course_root: Path, extra: list[str]) -> list[str]:
     """What boxed code may read, bound back read-only: the Python prefixes, the packages on
-    ``sys.path`` (not a folder that holds the course), the lab package and its data."""
+    ``sys.path`` (never the repo, the course, or a folder holding either), the lab package
+    and its data."""
     import labsupport
     from ..paths import DATA, REPO, SHARED_DATA
     out = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
            str(Path(labsupport.__file__).resolve().parent), str(DATA), str(SHARED_DATA)}
-    repo = REPO.resolve()
+    private = [REPO.resolve(), course_root.resolve()]
     for entry in sys.path:
         p = Path(entry or ".").resolve()
-        if p.exists() and not (p.is_relative_to(repo) or repo.is_relative_to(p)):
+        if p.exists() and not any(p.is_relative_to(q) or q.is_relative_to(p) for q in private):
             out.add(str(p))
     out |= set(extra)
     return sorted(str(Path(p).resolve()) for p in out if Path(p).exists())
@@ -210,7 +211,7 @@ class Box:
             self.scratch = INSIDE_SCRATCH
             self.group = cgroups.create(limits.memory_mib << 20, limits.processes)
             self.hide = hidden_paths(course_root, hidden or [])
-            self.readable = readable_paths(readable or [])
+            self.readable = readable_paths(course_root, readable or [])
         else:
             self.uid, self.gid, self.group = os.getuid(), os.getgid(), None
             self.scratch = str(self.dir / "scratch")
