@@ -159,7 +159,9 @@ class AutogradeExecute(Execute):
         self._dead: set[int] = set()
         self._skip = demos.demo_cells(nb) if self.skip_demos else set()
         root = _course_root(self.config)
-        seal.session(root)  # the baseline, taken before this process runs any student code
+        info = (resources or {}).get("nbgrader", {})
+        # the baseline, made before this process runs any student code; checked before each notebook
+        seal.session(root).check(f"the submission before {info.get('student', '?')}'s")
         self.box = Sandbox(config=self.config).open(root)
         if self.box is not None:
             self.kernel_manager_class = BoxedKernelManager

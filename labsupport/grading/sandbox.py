@@ -45,6 +45,7 @@ from . import cgroups
 
 JAIL = Path(__file__).with_name("jail.py")
 INSIDE_SCRATCH = "/tmp/grading"  # the scratch folder (HOME, cwd) as boxed code sees it
+MARKER = "LAB_SANDBOX_BOX"  # environment variable naming the box a process belongs to
 PRIVATE = ("/home", "/root", "/srv", "/opt", "/mnt", "/media", "/run", "/var/tmp")
 SYSTEM = {"/", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/var",
           "/proc", "/sys", "/dev", "/boot", "/nix", "/snap"}
@@ -216,12 +217,11 @@ class Box:
             self.uid, self.gid, self.group = os.getuid(), os.getgid(), None
             self.scratch = str(self.dir / "scratch")
             os.mkdir(self.scratch, 0o700)
-            _become_subreaper()
+        self.marker = f"{MARKER}={self.dir.name}"  # in the environment of all it starts
         self.events: list[str] = []
         self.output_bytes = 0
         self._watched: list[tuple[subprocess.Popen, float | None, str, float]] = []
         self._commands: set[tuple[int, str]] = set()  # the jails' children, seen alive
-        self._strays_before = {_ident(p) for p in _children(os.getpid())}
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self._specs = 0
@@ -243,7 +243,7 @@ class Box:
                 "env_set": {"HOME": home, "TMPDIR": "/tmp" if self.ns else home,
                             "MPLCONFIGDIR": f"{home}/.matplotlib", "XDG_CACHE_HOME": f"{home}/.cache",
                             "IPYTHONDIR": f"{home}/.ipython", "JUPYTER_RUNTIME_DIR": f"{home}/.jupyter",
-                            "PYTHONDONTWRITEBYTECODE": "1", **(env or {})},
+                            "PYTHONDONTWRITEBYTECODE": "1", MARKER: self.dir.name, **(env or {})},
                 "cgroups": self.group.procs_files if self.group else []}
         files = {**_font_cache(f"{home}/.matplotlib"), **(files or {})}
         if self.ns:
@@ -367,12 +367,9 @@ class Box:
         for proc, *_ in list(self._watched):
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(5)
-        if not self.ns:  # orphans that came to the grader (a subreaper) while the box ran
-            for ident in {_ident(p) for p in _children(os.getpid())} - self._strays_before:
-                if ident[0] not in {w[0].pid for w in self._watched}:
-                    _kill(ident)
-                    with contextlib.suppress(ChildProcessError):
-                        os.waitpid(ident[0], 0)
+        if not self.ns:  # what escaped the jail's subreaper (it was killed) and kept the marker
+            for ident in _marked(self.marker):
+                _kill(ident)
         if self.group is not None:
             hits = self.group.events()
             if "memory" in hits:
@@ -392,8 +389,14 @@ def _font_cache(inside_dir: str) -> dict[str, str]:
     return {f"{inside_dir}/{p.name}": str(p) for p in found[-1:]}
 
 
-def _become_subreaper() -> None:
-    """Plain mode: orphans of a box come to the grader, which kills them at ``close()``."""
-    import ctypes
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+def _marked(marker: str) -> list[tuple[int, str]]:
+    """Processes of this user whose environment holds ``marker`` (plain mode's leftovers)."""
+    found, me = [], os.getpid()
+    for p in os.listdir("/proc"):
+        if not p.isdigit() or int(p) == me:
+            continue
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{p}/environ", "rb") as f:
+                if marker.encode() in f.read().split(b"\0"):
+                    found.append(_ident(int(p)))
+    return found
