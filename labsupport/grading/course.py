@@ -137,8 +137,10 @@ class Course:
 
     def announce_sandbox(self) -> str:
         """Say how student code will run (a warning unless fully isolated); the mode."""
-        from .sandbox import WARNING, Sandbox
+        from .sandbox import WARNING, Sandbox, namespaces_available
         box = Sandbox(config=self.cfg)
+        if box.mode == "namespaces" and not namespaces_available()[0]:
+            raise ValueError(f"--sandbox namespaces: {namespaces_available()[1]}")
         mode = box.resolved_mode()
         if mode == "namespaces":
             print(f"sandbox: namespaces, grading uid {box.uid_base}+ (docs/trainers.md)")

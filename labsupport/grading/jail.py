@@ -293,10 +293,14 @@ def main(argv: list[str]) -> int:
             break
         except InterruptedError:
             continue
+    signal.setitimer(signal.ITIMER_REAL, 0)  # no SIGALRM while the interpreter shuts down
     if not ns:
         _kill_descendants()
     return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    code = main(sys.argv)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

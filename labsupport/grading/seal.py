@@ -93,8 +93,11 @@ _SESSIONS: dict[str, Seal] = {}
 
 def session(course_root: Path | str) -> Seal:
     """This process's seal of ``course_root``, made at the first call (grading drivers call
-    it before any submission; the pipeline, before its first kernel starts)."""
+    it before any submission; the pipeline, before its first kernel starts). The package is
+    byte-compiled first: boxed kernels read it read-only and could not cache it themselves."""
     key = str(Path(course_root).resolve())
     if key not in _SESSIONS:
+        import compileall
+        compileall.compile_dir(package_dir(), quiet=2)  # a read-only install: no harm
         _SESSIONS[key] = Seal(key)
     return _SESSIONS[key]
