@@ -7,6 +7,7 @@
 - ``trusted`` and ``audit``: grades that answer cells cannot forge;
 - ``sandbox`` (settings, ``Box``), ``jail`` (the launcher), ``kernel``, ``cgroups`` and
   ``seal``: every submission's code runs isolated, limited and watched;
+- ``inert``: autograded notebooks that run no script in the trainer's browser;
 - ``review``: flagged items and why (``autograde`` prints them, ``export`` adds a column);
 - ``parallel``: ``autograde --jobs N`` (one private gradebook per submission, one writer).
 """

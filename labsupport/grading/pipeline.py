@@ -368,8 +368,9 @@ class FlagForReview(NbGraderPreprocessor):
 
 def autograde_preprocessors() -> list:
     """nbgrader's Autograde pipeline: our Execute, the trusted pass before the grades are
-    saved, the review flags after."""
+    saved, the review flags after, and the notebook made inert for a browser last."""
     from nbgrader.converters import Autograde
+    from .inert import InertOutputs
     out = []
     for p in Autograde.class_traits()["autograde_preprocessors"].default():
         out.append(AutogradeExecute if p is Execute else p)
@@ -377,4 +378,4 @@ def autograde_preprocessors() -> list:
             out.append(TrustedChecks)
         if p is SaveAutoGrades:
             out.append(FlagForReview)
-    return out
+    return out + [InertOutputs]

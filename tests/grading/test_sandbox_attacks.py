@@ -7,7 +7,8 @@ as they should and their submissions are untouched; the package is byte-identica
 grading; no process of the run is left; the gradebook is the same seconds later (a
 detached writer would show); the attacks that hit a limit carry their status in the CLI
 output and the export's ``review`` column. Plain mode (no namespaces): a submission that
-rewrites the package stops grading, and what it left running is killed.
+rewrites the package stops grading, and what it left running is killed. The autograded
+notebook of a submission that displays HTML, SVG and JavaScript keeps only their inert forms.
 """
 import copy
 import csv
@@ -29,7 +30,9 @@ from labsupport.grading.sandbox import namespaces_available
 ROOT = Path(__file__).resolve().parents[2]
 ATTACKS = Path(__file__).parent / "hostile" / "sandbox"
 pytestmark = pytest.mark.slow
-LIMITS = """
+UID_BASE = 65180  # its own grading uids: another grader on the machine uses 65100 +
+LIMITS = f"""
+c.Sandbox.uid_base = {UID_BASE}
 c.Execute.timeout = 5
 c.Sandbox.notebook_s = 40
 c.Sandbox.memory_mib = 768
@@ -123,7 +126,7 @@ def _processes_with(token: str) -> list[int]:
     return found
 
 
-def _grading_uids_alive(base: int = 65100, jobs: int = 2) -> list[int]:
+def _grading_uids_alive(base: int = UID_BASE, jobs: int = 2) -> list[int]:
     pids = []
     for p in Path("/proc").iterdir():
         try:
@@ -166,6 +169,9 @@ def test_attacks_earn_nothing_and_spare_the_class(tmp_path):
     for name, status in STATUS.items():  # the CLI names the limit under that student
         block = run.stdout.split(f"autograde {a} {name} ")[1].split("autograde ")[0]
         assert status in block, (name, block)
+    xss = nbformat.read(project / "autograde" / "autograded" / "xss" / a / f"{nb}.ipynb", 4)
+    kinds = {k for c in xss.cells for o in c.get("outputs", []) for k in o.get("data", {})}
+    assert kinds and not kinds & {"text/html", "image/svg+xml", "application/javascript"}, kinds
     graded = nbformat.read(project / "autograde" / "autograded" / "disk_hog" / a / f"{nb}.ipynb", 4)
     wrote = [o.text for c in graded.cells for o in c.get("outputs", []) if "wrote" in o.get("text", "")]
     assert wrote and int(wrote[0].split()[1]) <= WRITABLE_MIB, wrote  # the disk is capped
