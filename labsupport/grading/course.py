@@ -147,7 +147,8 @@ class Course:
         elif mode == "plain":
             print(WARNING, file=sys.stderr)
         else:
-            print("WARNING: sandbox off: student code runs as you, with your rights",
+            why = "" if box.mode == "off" else f" (the sandbox needs Linux; this is {sys.platform})"
+            print(f"WARNING: sandbox off{why}: student code runs as you, with your rights",
                   file=sys.stderr)
         return mode
 

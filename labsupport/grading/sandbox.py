@@ -99,8 +99,13 @@ class Sandbox(Configurable):
                       self.cpu_s, float(self.notebook_s), self.output_mib)
 
     def resolved_mode(self) -> str:
-        """'namespaces', 'plain' or 'off'. An explicit 'namespaces' is trusted as root (the
-        drivers probe it once with ``namespaces_available``); 'auto' probes here."""
+        """'namespaces', 'plain' or 'off' ('off' off Linux). An explicit 'namespaces' is
+        trusted as root (the drivers probe it once with ``namespaces_available``); 'auto'
+        probes here."""
+        if not sys.platform.startswith("linux"):  # the jail needs /proc, prctl, namespaces
+            if self.mode == "namespaces":
+                raise RuntimeError(f"Sandbox.mode='namespaces' needs Linux (this is {sys.platform})")
+            return "off"
         if self.mode in ("plain", "off"):
             return self.mode
         if self.mode == "namespaces":
