@@ -27,6 +27,8 @@ from nbgrader.api import Gradebook
 
 from labsupport.grading.sandbox import namespaces_available
 
+from .test_autograde_jobs import _kc_assignment, _nbg
+
 ROOT = Path(__file__).resolve().parents[2]
 ATTACKS = Path(__file__).parent / "hostile" / "sandbox"
 pytestmark = pytest.mark.slow
@@ -44,17 +46,6 @@ c.Sandbox.file_mib = 64
 STATUS = {"memory_hog": "memory limit", "fork_bomb": "process limit", "hang": "timed out",
           "output_flood": "output limit"}
 WRITABLE_MIB = 192 + 64  # the box's /tmp (scratch_mib) and /dev/shm
-
-
-def _nbg(cell) -> dict:
-    return cell.metadata.get("nbgrader", {})
-
-
-def _kc_assignment() -> Path:
-    for nb in sorted(ROOT.glob("solutions/*/*.ipynb")):
-        if any(str(_nbg(c).get("grade_id", "")).startswith("kc") for c in nbformat.read(nb, 4).cells):
-            return nb
-    pytest.skip("no knowledge-check notebook in solutions/")
 
 
 def _project(dest: Path, source_nb: Path) -> Path:
