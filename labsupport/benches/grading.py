@@ -112,10 +112,11 @@ def grade_class(course, students: list[str], jobs: int, mode: str) -> dict:
     from ..grading import parallel
     course.cfg.Sandbox.mode = mode
     report: list[dict] = []
-    load0, t0 = os.getloadavg(), time.perf_counter()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    load0, t0, err = os.getloadavg(), time.perf_counter(), io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         ok = parallel.autograde(course, students=students, jobs=jobs, progress=False, report=report)
     wall = time.perf_counter() - t0
+    fails = [ln for ln in err.getvalue().splitlines() if ln.startswith("FAIL")]
     per: dict[str, list[float]] = {}
     for r in report:
         per.setdefault(r["assignment"], []).append(r["s"])
@@ -126,6 +127,7 @@ def grade_class(course, students: list[str], jobs: int, mode: str) -> dict:
             "notebook_s_total": round(sum(r["s"] for r in report), 1),
             "loadavg_before": [round(x, 2) for x in load0],
             "loadavg_after": [round(x, 2) for x in os.getloadavg()],
+            **({"failures": [ln[:300] for ln in fails[-3:]]} if fails else {}),
             "scores": _scores(course, students)}
 
 
