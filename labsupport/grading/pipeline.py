@@ -93,7 +93,7 @@ def _message_size(msg: dict) -> int:
 LIMIT_ERRORS = (("MemoryError", "memory limit (MemoryError)"),
                 ("No space left on device", "disk limit (no space left)"),
                 ("File too large", "file size limit"),
-                ("BlockingIOError", "process limit (fork failed)"),
+                ("Resource temporarily unavailable", "process limit (fork failed)"),
                 ("DeadKernelError", "the kernel died"))
 
 
