@@ -3,10 +3,11 @@
 - ``course``: ``Course`` (one course on disk, driven through nbgrader's API) and
   ``course_config`` (the course's config, re-rootable into another folder);
 - ``pipeline``: the lab's steps inside nbgrader's pipelines (stub names, short test
-  errors in feedback, autograde mode, the trusted pass, review flags);
+  errors in feedback, the trusted pass, review flags); ``execute``: the notebook run in
+  its sandbox, in autograde mode; ``statuses``: what the sandbox saw, per item;
 - ``trusted`` and ``audit``: grades that answer cells cannot forge;
-- ``sandbox`` (settings, ``Box``), ``jail`` (the launcher), ``kernel``, ``cgroups`` and
-  ``seal``: every submission's code runs isolated, limited and watched;
+- ``sandbox`` (settings), ``box`` (one notebook's sandbox), ``jail`` and ``mounts`` (the
+  launcher), ``kernel``, ``cgroups`` and ``seal``: every submission's code runs isolated, limited and watched;
 - ``inert``: autograded notebooks that run no script in the trainer's browser;
 - ``review``: flagged items and why (``autograde`` prints them, ``export`` adds a column);
 - ``parallel``: ``autograde --jobs N`` (one private gradebook per submission, one writer).
@@ -24,7 +25,7 @@ from . import parallel  # light: its heavy imports are inside functions
 # Imported on first use, so the trusted-pass helper (``python -m labsupport.grading.trusted``)
 # starts without nbgrader/nbformat/jsonschema (about 0.3 s instead of 3.4 s on 2 cores).
 _LAZY = {"CONFIG_FILE": "course", "ROOT": "course", "Course": "course",
-         "course_config": "course", "AutogradeExecute": "pipeline",
+         "course_config": "course", "AutogradeExecute": "execute",
          "ClearSolutionsById": "pipeline", "FlagForReview": "pipeline",
          "ShortTestErrors": "pipeline", "TrustedChecks": "pipeline",
          "autograde_preprocessors": "pipeline", "generate_assignment_preprocessors": "pipeline"}

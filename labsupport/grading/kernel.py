@@ -1,4 +1,4 @@
-"""The grading kernel: an ipykernel started inside the submission's sandbox box.
+"""The grading kernel: an ipykernel started inside the submission's sandbox (a ``box.Box``).
 
 ``BoxedKernelManager`` is jupyter_client's kernel manager with three changes: the kernel
 command is wrapped by the box (``Box.command``); the kernel talks ZMQ over unix sockets
@@ -36,9 +36,9 @@ class BoxedKernelClient(AsyncKernelClient):
 
 
 class BoxedKernelManager(AsyncKernelManager):
-    """A kernel manager whose kernels run in ``box`` (a ``sandbox.Box``)."""
+    """A kernel manager whose kernels run in ``box`` (a ``box.Box``)."""
 
-    box = Any(None, help="the sandbox.Box the kernel runs in")
+    box = Any(None, help="the box.Box the kernel runs in")
     client_class = DottedObjectName("labsupport.grading.kernel.BoxedKernelClient")
 
     @property

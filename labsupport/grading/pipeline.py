@@ -1,36 +1,28 @@
 """The lab's steps in nbgrader's pipelines (wired in ``autograde/nbgrader_config.py``).
 
 Release: ``ClearSolutionsById``. Feedback: ``ShortTestErrors``. Autograde:
-``AutogradeExecute`` (the kernel runs in the submission's sandbox, ``sandbox``, in autograde
-mode, ``LAB_AUTOGRADE=1``; a dead kernel costs one cell, not the submission; a box killed
-for a limit leaves the rest of its cells unrun; the cells no graded cell depends on are
-left out, see ``demos``), ``TrustedChecks`` (every answer cell graded again alone against
-the installed checks, in a fresh box, and audited) and ``FlagForReview`` (what the audit
-and the sandbox found goes to the gradebook: the formgrader, ``grade autograde`` and
-``grade export`` show it, see ``review``).
+``execute.AutogradeExecute`` (the kernel in the submission's sandbox, in autograde mode),
+``TrustedChecks`` (every answer cell graded again alone against the installed checks, in a
+fresh box, and audited), ``FlagForReview`` (what the audit and the sandbox found goes to
+the gradebook: the formgrader, ``grade autograde`` and ``grade export`` show it, see
+``review``) and ``inert.InertOutputs`` (nothing a student wrote runs in a browser).
 """
 from __future__ import annotations
 
-import copy
 import functools
-import json
-import os
 from pathlib import Path
 
 import nbformat
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbclient.util import run_sync
-from nbformat import NotebookNode
 from nbgrader.preprocessors import ClearSolutions, Execute, NbGraderPreprocessor, SaveAutoGrades
-from traitlets import Bool, Float, Integer
+from traitlets import Float
 
-from . import audit, demos, seal, trusted
-from .kernel import BoxedKernelManager
+from . import audit, seal, trusted
+from .execute import AutogradeExecute, course_root, error_output
 from .sandbox import Sandbox
+from .statuses import EVENTS, event_reviews
 
 STUB = 'raise NotImplementedError("{grade_id}: write your {what} here")'
 REVIEW = "labsupport_review"  # resources key: grade_id -> why a trainer should look
-EVENTS = "labsupport_events"  # resources key: [(cell index or None, what the sandbox saw)]
 
 
 class ClearSolutionsById(ClearSolutions):
@@ -72,162 +64,6 @@ def generate_assignment_preprocessors() -> list:
     return [ClearSolutionsById if p is ClearSolutions else p for p in default]
 
 
-def _error(ename: str, evalue: str) -> NotebookNode:
-    return nbformat.v4.new_output("error", ename=ename, evalue=evalue,
-                                  traceback=[f"\x1b[0;31m{ename}\x1b[0m: {evalue}"])
-
-
-def _course_root(config) -> str:
-    from nbgrader.coursedir import CourseDirectory
-    return CourseDirectory(config=config).root
-
-
-def _message_size(msg: dict) -> int:
-    content = msg.get("content", {})
-    if msg.get("msg_type") == "stream":
-        return len(content.get("text", ""))
-    return len(json.dumps(content, default=str)) + sum(len(b) for b in msg.get("buffers") or [])
-
-
-# What a cell's error says about a limit: (ename or text in evalue, status)
-LIMIT_ERRORS = (("MemoryError", "memory limit (MemoryError)"),
-                ("No space left on device", "disk limit (no space left)"),
-                ("File too large", "file size limit"),
-                ("Resource temporarily unavailable", "process limit (fork failed)"),
-                ("DeadKernelError", "the kernel died"))
-
-
-def cell_events(nb, timeout: float | None) -> list[tuple[int, str]]:
-    """(cell index, status) for each cell whose error shows a limit or a timeout."""
-    out = []
-    for i, cell in enumerate(nb.cells):
-        for o in cell.get("outputs", []) if cell.cell_type == "code" else []:
-            if o.get("output_type") != "error":
-                continue
-            if o.get("ename") == "CellTimeoutError":
-                out.append((i, f"cell {i + 1} timed out after {timeout:g} s (interrupted)"))
-            for key, status in LIMIT_ERRORS:
-                if key == o.get("ename") or key in str(o.get("evalue", "")):
-                    out.append((i, f"cell {i + 1}: {status}"))
-    return out
-
-
-class AutogradeExecute(Execute):
-    """nbgrader's Execute, with the kernel in the submission's sandbox, in autograde mode,
-    and dead kernels survived.
-
-    The kernel runs in a fresh ``sandbox.Box`` per notebook (``c.Sandbox``: namespaces and a
-    grading user as root, plain rlimits otherwise; ``mode='off'`` runs it as you). Its
-    environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``): demos and
-    measurements run short and no cell waits on a frontend. Code cells that no graded cell
-    depends on are not run at all (``skip_demos``; ``demos.demo_cells``): they get a one-line
-    note instead of outputs. When a cell kills the kernel (``os._exit``, out of memory),
-    that cell gets an error, a fresh kernel replays the cells before it (their outputs
-    kept) and grading goes on. When the box is killed (the notebook's time, a stop, the
-    output limit), the cells after it get ``NotRun`` and the status goes to the gradebook.
-    """
-
-    box = None  # this notebook's sandbox.Box while it runs
-    max_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
-    skip_demos = Bool(True, help="leave out the code cells no graded cell depends on "
-                      "(labsupport.grading.demos): demos and measurements").tag(config=True)
-
-    def on_comm_open_jupyter_widget(self, msg):
-        """No front end here, so no stand-in for the Output widget either.
-
-        nbclient's stand-in answers every output it captures with a comm message on the
-        shell socket, and a cell that draws into an Output widget (``interactive_output``,
-        ``with out: display(…)``) could then wait out Execute.timeout (60 s). Without it the
-        outputs land in the cell itself; widget state is still recorded.
-        """
-        return None
-
-    async def async_start_new_kernel(self, **kwargs):
-        env = dict(kwargs.pop("env", None) or os.environ)
-        env.update(LAB_AUTOGRADE="1", MPLBACKEND=env.get("MPLBACKEND", "Agg"))
-        await super().async_start_new_kernel(env=env, **kwargs)
-
-    start_new_kernel = run_sync(async_start_new_kernel)
-
-    def create_kernel_manager(self):
-        km = super().create_kernel_manager()
-        if self.box is not None:
-            km.box = self.box
-        return km
-
-    def preprocess(self, nb, resources=None, km=None):
-        self._dead: set[int] = set()
-        self._skip = demos.demo_cells(nb) if self.skip_demos else set()
-        root = _course_root(self.config)
-        info = (resources or {}).get("nbgrader", {})
-        # the baseline, made before this process runs any student code; checked before each notebook
-        seal.session(root).check(f"the submission before {info.get('student', '?')}'s")
-        self.box = Sandbox(config=self.config).open(root)
-        if self.box is not None:
-            self.kernel_manager_class = BoxedKernelManager
-        try:
-            nb, resources = super().preprocess(nb, resources, km)
-        finally:
-            events = self.box.close() if self.box is not None else []
-        resources.setdefault(EVENTS, []).extend(
-            [(None, e) for e in events] + cell_events(nb, self.timeout))
-        return nb, resources
-
-    def process_message(self, msg, cell, cell_index):
-        if (self.box is not None and msg.get("msg_type") != "status"
-                and not self.box.count_output(_message_size(msg))):
-            return None  # past the output limit: dropped (the box is being killed)
-        return super().process_message(msg, cell, cell_index)
-
-    def preprocess_cell(self, cell, resources, index):
-        if index in self._skip:
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=demos.NOTE)]
-            return cell, resources
-        if self.box is not None and self.box.events:
-            if cell.cell_type == "code":
-                cell.outputs = [_error("NotRun", f"not run: {self.box.events[0]}")]
-            return cell, resources
-        try:
-            return super().preprocess_cell(cell, resources, index)
-        except CellTimeoutError:  # the interrupt did not stop it: the kernel is lost
-            cell.outputs.append(_error("Unresponsive", f"still running {self.timeout:g} s after "
-                                       "the interrupt; the kernel was stopped"))
-            self.nb.cells[index] = cell
-            if self.box is not None:
-                self.box.kill(f"cell {index + 1} timed out after {self.timeout:g} s and ignored "
-                              "the interrupt: killed")
-                return cell, self.resources
-            self._dead.add(index)
-            if len(self._dead) <= self.max_restarts:
-                self._revive(index)
-            return cell, self.resources
-        except DeadKernelError:
-            self._dead.add(index)
-            cell.outputs.append(_error("DeadKernelError", "the kernel died while running "
-                                       "this cell; the cells after it ran in a fresh kernel"))
-            self.nb.cells[index] = cell
-            if len(self._dead) <= self.max_restarts and not (self.box and self.box.events):
-                self._revive(index)
-            return cell, self.resources
-
-    def _revive(self, upto: int) -> None:
-        self.log.warning("kernel died in cell %d: restarting and replaying cells before it", upto)
-        run_sync(self.km.restart_kernel)(now=True)
-        run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
-        for j in range(upto):
-            kept = self.nb.cells[j]
-            if kept.cell_type != "code" or j in self._dead or j in self._skip:
-                continue
-            try:
-                self.execute_cell(copy.deepcopy(kept), j, store_history=False)
-            except DeadKernelError:
-                self._dead.add(j)
-                run_sync(self.km.restart_kernel)(now=True)
-                run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
-            finally:
-                self.nb.cells[j] = kept
-
-
 def _nbg(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
 
@@ -260,7 +96,7 @@ class TrustedChecks(NbGraderPreprocessor):
 
     def _run_trusted(self, items: list, timeout: float, resources) -> dict:
         """The trusted pass in a fresh box; a pass that does not finish fails every item."""
-        root = _course_root(self.config)
+        root = course_root(self.config)
         info = resources.get("nbgrader", {})
         seal.session(root).check(f"{info.get('student', '?')}/{info.get('notebook', '?')}")
         box = Sandbox(config=self.config).open(root) if items else None
@@ -307,36 +143,16 @@ class TrustedChecks(NbGraderPreprocessor):
             status, message = results.get(gid, ("pass", ""))
             passed_in_kernel = not any(o.output_type == "error" for o in t.outputs)
             if gid in review:
-                t.outputs.append(_error("ManualReview", review[gid]))
+                t.outputs.append(error_output("ManualReview", review[gid]))
             elif status != "pass":
                 if passed_in_kernel:
                     review[gid] = (f"passed in the notebook, but not alone against the "
                                    f"installed checks: {message}")
-                    t.outputs.append(_error("TrustedCheckFailed", review[gid]))
+                    t.outputs.append(error_output("TrustedCheckFailed", review[gid]))
             elif flagged_elsewhere:
                 review[gid] = "flagged for manual review: " + "; ".join(flagged_elsewhere)[:900]
         resources[REVIEW] = review
         return nb, resources
-
-
-def event_reviews(nb, events: list) -> dict[str, str]:
-    """test grade_id -> the sandbox's statuses for that item. A status of a cell goes to the
-    item the cell belongs to; one of the notebook (or of another cell) to every item that
-    scored nothing, or to the first item when none did."""
-    tests = [c for c in nb.cells if c.cell_type == "code" and _nbg(c).get("grade")
-             and not _nbg(c).get("solution")]
-    if not tests or not events:
-        return {}
-    ids = {_nbg(t)["grade_id"] for t in tests}
-    zero = [_nbg(t)["grade_id"] for t in tests if any(o.output_type == "error" for o in t.outputs)]
-    out: dict[str, list[str]] = {}
-    for index, text in events:
-        gid = _nbg(nb.cells[index]).get("grade_id") if index is not None else None
-        gid = gid if gid in ids else f"{gid}_test" if f"{gid}_test" in ids else None
-        for g in [gid] if gid else (zero or [_nbg(tests[0])["grade_id"]]):
-            if text not in out.setdefault(g, []):
-                out[g].append(text)
-    return {g: "sandbox: " + "; ".join(texts) for g, texts in out.items()}
 
 
 class FlagForReview(NbGraderPreprocessor):

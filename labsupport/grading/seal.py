@@ -53,10 +53,11 @@ def package_dir() -> Path:
 
 def measure(course_root: Path | str, package: Path | None = None) -> dict[str, str]:
     """path -> fingerprint of everything sealed (``package``: the lab package's folder)."""
-    from .course import CONFIG_FILE
+    from ..paths import REPO
     root = Path(course_root)
+    config = REPO / "autograde" / "nbgrader_config.py"  # the course config (course.CONFIG_FILE)
     state = {str(p): _digest(p) for p in _files(package or package_dir())}
-    state[str(CONFIG_FILE)] = _digest(CONFIG_FILE)
+    state[str(config)] = _digest(config)
     for p in (root / "nbgrader_config.py",):
         if p.is_file():
             state[str(p)] = _digest(p)
