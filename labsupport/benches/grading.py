@@ -203,11 +203,10 @@ def big_class(students: int, jobs: int, names: list[str] | None) -> dict:
         on = grade_class(course, full + part, jobs, "auto")
         top = sum(course.max_score(a) for a in _graded(course))
     scores = on.pop("scores")
-    part_scores = {scores[s] for s in part}
     return {"students": students, "solutions": len(full), "partial": len(part), "jobs": jobs,
-            **on, "max_score": top,
-            "solutions_full_marks": all(scores[s] == top for s in full),
-            "partial_scores": sorted(part_scores), "goal_s": GOAL_CLASS30_S,
+            **on, "max_score": top,  # written answers (manual points) count in max_score
+            "solution_scores": sorted({scores[s] for s in full}),
+            "partial_scores": sorted({scores[s] for s in part}), "goal_s": GOAL_CLASS30_S,
             "meets_goal": on["wall_s"] <= GOAL_CLASS30_S and on["ok"]}
 
 
