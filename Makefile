@@ -63,20 +63,21 @@ $(AIPERF_STAMP): requirements-aiperf.txt
 	touch $@
 
 # Peers for `labsupport bench peers`: each in its own venv under .peers/ (PyTriton pins
-# numpy<2); opt-in, never installed by `make test`. Installed one after another.
+# numpy<2), from peers/<venv>/requirements.txt beside its server scripts; opt-in, never
+# installed by `make test`. Installed one after another.
 PEERS_DIR := .peers
 PEER_RAY_STAMP := $(PEERS_DIR)/ray/.installed
 PEER_PYTRITON_STAMP := $(PEERS_DIR)/pytriton/.installed
 
 peers: $(PEER_RAY_STAMP) $(PEER_PYTRITON_STAMP) ## Ray Serve 2.60 and PyTriton 0.7.0, each in its own venv under .peers/ (~3-5 min)
-$(PEER_RAY_STAMP): requirements-peers-ray.txt
+$(PEER_RAY_STAMP): peers/ray/requirements.txt
 	test -x $(PEERS_DIR)/ray/bin/python || python3 -m venv $(PEERS_DIR)/ray
-	$(PEERS_DIR)/ray/bin/pip install -q -r requirements-peers-ray.txt
+	$(PEERS_DIR)/ray/bin/pip install -q -r peers/ray/requirements.txt
 	$(PEERS_DIR)/ray/bin/python -c "import ray.serve"
 	touch $@
-$(PEER_PYTRITON_STAMP): requirements-peers-pytriton.txt | $(PEER_RAY_STAMP)
+$(PEER_PYTRITON_STAMP): peers/pytriton/requirements.txt | $(PEER_RAY_STAMP)
 	test -x $(PEERS_DIR)/pytriton/bin/python || python3 -m venv $(PEERS_DIR)/pytriton
-	$(PEERS_DIR)/pytriton/bin/pip install -q -r requirements-peers-pytriton.txt
+	$(PEERS_DIR)/pytriton/bin/pip install -q -r peers/pytriton/requirements.txt
 	$(PEERS_DIR)/pytriton/bin/python -c "import pytriton.triton"
 	touch $@
 
@@ -84,7 +85,7 @@ bench-peers: install peers ## JSON + PNG: Ray Serve, PyTriton and the lab's batc
 	$(PY) -m labsupport.cli bench peers
 
 serve-ray: $(PEER_RAY_STAMP) ## the lab's service on Ray Serve, 127.0.0.1:$(or $(PORT_RAY),8010) (REPLICAS=N or AUTOSCALE=MIN:MAX)
-	PYTHONPATH=$(CURDIR) RAY_USAGE_STATS_ENABLED=0 $(PEERS_DIR)/ray/bin/python -m labsupport.serving.ray_deploy \
+	PYTHONPATH=$(CURDIR) RAY_USAGE_STATS_ENABLED=0 $(PEERS_DIR)/ray/bin/python peers/ray/deploy.py \
 	  --port $(or $(PORT_RAY),8010) $(if $(AUTOSCALE),--autoscale $(AUTOSCALE),--replicas $(or $(REPLICAS),2))
 
 doctor: install ## check versions, device, model files and data

@@ -11,7 +11,7 @@ from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 
 from labsupport.grading import (ShortTestErrors, autograde_preprocessors,
-                                generate_assignment_preprocessors)
+                                generate_assignment_preprocessors, sanitize_preprocessors)
 
 c = get_config()  # noqa: F821
 ROOT = Path(__file__).resolve().parents[1]  # the repo root, wherever it is cloned
@@ -30,9 +30,14 @@ c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()
 # never the hidden tests: neither in the test cells nor in a traceback's context lines.
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests,
                                     ShortTestErrors]
-# Autograde: the kernel runs in autograde mode (LAB_AUTOGRADE=1: short demos, no frontend
-# waits) and survives a dead kernel; then every answer cell is graded again alone against the
-# installed checks and audited; what needs a trainer is flagged in the formgrader.
+# Autograde: the kernel runs in the submission's sandbox (c.Sandbox: namespaces and a grading
+# user as root, rlimits and a warning otherwise; limits in docs/trainers.md), in autograde mode
+# (LAB_AUTOGRADE=1: short demos, no frontend waits), and survives a dead kernel; then every
+# answer cell is graded again alone, in a box of its own, against the installed checks and
+# audited; what needs a trainer is flagged; the autograded notebook runs no script in a browser.
 c.Autograde.autograde_preprocessors = autograde_preprocessors()
+# A copied answer or test cell loses its id without failing the whole submission; the
+# trusted pass then fails that item closed (0, flagged: the answer cell appears twice).
+c.Autograde.sanitize_preprocessors = sanitize_preprocessors()
 # No solution cell needs more than 30 s; 60 s stops a student's infinite loop, then grading goes on.
 c.Execute.timeout = 60

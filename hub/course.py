@@ -6,12 +6,14 @@
 - the nbgrader exchange ``$LABHUB_ROOT/exchange``: root-owned, mode 0777 as nbgrader
   requires; the course folder inside is the trainer's, and its ``inbound/`` (0733 + setgid,
   made by nbgrader) lets students drop submissions they cannot list;
-- the trainer's course ``~trainer/course`` (0700): a copy of ``solutions/``, the gradebook
-  and submissions appear there; its nbgrader config loads the lab's
-  ``autograde/nbgrader_config.py`` (same preprocessors, same timeout) then points at it;
+- the trainer's course ``~trainer/course`` (0700): a copy of ``solutions/`` and of the
+  grader-only ``grader/`` (the answer key), the gradebook and submissions appear there; its
+  nbgrader config loads the lab's ``autograde/nbgrader_config.py`` (same preprocessors,
+  same timeout) then points at it;
 - each student's ``~/.jupyter/nbgrader_config.py``: the course id and the exchange;
-- with ``--protect-repo``: this clone's ``solutions/``, ``tests/`` and local grading
-  folders become 0700, since students' kernels read the lab package and ``data/`` from it.
+- with ``--protect-repo``: this clone's ``solutions/``, ``grader/``, ``tests/``, its git
+  folder (the history holds every file) and local grading folders become 0700, since
+  students' kernels read the lab package and ``data/`` from it.
 
 ``python hub/course.py autograde ASSIGNMENT [--jobs N]`` grades the trainer's collected
 submissions with full isolation (the grading sandbox's namespaces mode, which needs root):
@@ -91,12 +93,26 @@ def student_config(exchange: Path, course_id: str) -> str:
             f"c.Exchange.root = {str(exchange)!r}\n")
 
 
+def git_dir() -> Path | None:
+    """This clone's git folder (a worktree's shared one too): its history holds every file."""
+    try:
+        out = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--git-common-dir"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        out = None
+    if out is not None and out.returncode == 0 and out.stdout.strip():
+        return (REPO / out.stdout.strip()).resolve()
+    return REPO / ".git" if (REPO / ".git").is_dir() else None
+
+
 def protected_paths() -> list[Path]:
-    """What students must not read in this clone: the sources, the test variants and any
-    local grading (the trainer still reads ``autograde/nbgrader_config.py``)."""
-    names = ("solutions", "tests", "autograde/submitted", "autograde/autograded",
+    """What students must not read in this clone: the sources, the grader-only material,
+    the git history, the test variants and any local grading (the trainer still reads
+    ``autograde/nbgrader_config.py``)."""
+    names = ("solutions", "grader", "tests", "autograde/submitted", "autograde/autograded",
              "autograde/feedback", "autograde/gradebook.db", "autograde/grades.csv")
-    return [REPO / n for n in names if (REPO / n).exists()]
+    git = git_dir()
+    return [REPO / n for n in names if (REPO / n).exists()] + ([git] if git else [])
 
 
 def setup(protect_repo: bool) -> None:
@@ -110,8 +126,9 @@ def setup(protect_repo: bool) -> None:
     for user in s["users"]:
         ensure_user(user)
     course = home(trainer) / "course"
-    if not (course / "solutions").exists():
-        shutil.copytree(REPO / "solutions", course / "solutions")
+    for folder in ("solutions", "grader"):  # the source and the answer key: the trainer's only
+        if not (course / folder).exists() and (REPO / folder).exists():
+            shutil.copytree(REPO / folder, course / folder)
     subprocess.run(["chown", "-R", f"{trainer}:{trainer}", str(course)], check=True)
     os.chmod(course, 0o700)
     write_owned(home(trainer) / ".jupyter" / "nbgrader_config.py",
@@ -176,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("action", choices=("setup", "autograde", "teardown"))
     p.add_argument("assignment", nargs="?", help="autograde: the assignment to grade")
     p.add_argument("--protect-repo", action="store_true",
-                   help="chmod 0700 this clone's solutions/, tests/ and grading folders")
+                   help="chmod 0700 this clone's solutions/, grader/, tests/, git folder "
+                        "and grading folders")
     p.add_argument("--jobs", type=int, default=1, help="autograde: submissions at once")
     args = p.parse_args(argv)
     if args.action == "autograde" and not args.assignment:

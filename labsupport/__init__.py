@@ -2,21 +2,23 @@
 
 - leaves: ``validate``, ``paths``, ``device``
 - the world: ``traffic``, ``costs``, ``metrics``, ``queueing``
-- ``batching/``: ``config``, ``policies``, ``shapes``, ``plans``, ``runtime``, ``lesson``
-- ``sim/``: ``simulator``, ``vclock``, ``scenarios``
+- ``batching/``: ``config``, ``policies``, ``bucketed``, ``adaptive``, ``routing``, ``shapes``,
+  ``plans``, ``runtime``, ``lesson``
+- ``sim/``: ``simulator`` (the one event loop), ``records``, ``sources``, ``vclock``,
+  ``scenarios``, ``capacity``
 - models: ``encoder/`` (MiniLM, corpus), ``decoder/`` (continuous decoding)
-- ``serving/``: the HTTP service, its stats, load generator, launcher, dashboard, exporter, RAG
+- ``serving/``: ``api/`` (one HTTP service), ``ops/`` (serve, launcher, child processes,
+  replicas and router, load generator, exporter), ``demo/`` (dashboard, replicas lesson, RAG)
 - ``notebook/``: plots and widgets; course: ``exercises/``, ``grading``, ``benches/``, ``cli``
 
 Public API, imported lazily (``import labsupport`` stays fast and torch-free): the names in
-``_API`` below. Old module paths (``labsupport.policies`` …) still import: see ``moved``.
+``_API`` below.
 """
 from importlib import import_module
 
-from . import moved
 from .paths import autograde_mode  # noqa: F401  (public: labsupport.autograde_mode())
 
-__version__ = "0.2.0"
+__version__ = "0.3.0.dev0"  # the one place: pyproject.toml reads it (tool.setuptools.dynamic)
 
 _API = {
     "Request": "traffic", "poisson": "traffic", "bursty": "traffic", "ClosedLoop": "traffic",
@@ -24,7 +26,7 @@ _API = {
     "BatchConfig": "batching.config",
     "make_policy": "batching.policies", "POLICIES": "batching.policies",
     "Dispatch": "batching.policies", "Wait": "batching.policies",
-    "Policy": "batching.policies", "Bucketed": "batching.policies",
+    "Policy": "batching.policies", "Bucketed": "batching.bucketed",
     "Adaptive": "batching.adaptive",
     "load_encoder": "encoder", "Encoder": "encoder",
     "simulate": "sim", "SimResult": "sim", "ServiceModel": "costs",
@@ -35,7 +37,6 @@ _API = {
 }
 
 __all__ = sorted(_API)
-moved.install()
 
 
 def __getattr__(name):

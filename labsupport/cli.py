@@ -7,9 +7,9 @@ from importlib import import_module
 COMMANDS = {
     "doctor": ("labsupport.doctor", "check the lab's environment (versions, device, data)"),
     "bench": (None, "benchmarks that print JSON: batcher | adaptive | padding | decode | service | peers | gpu | grading"),
-    "serve": ("labsupport.serving.app", "run the embedding service on 127.0.0.1 (--replicas N)"),
-    "load": ("labsupport.serving.loadgen", "open-loop load generator against a loopback URL"),
-    "export": ("labsupport.serving.exporter", "export knobs as Triton / TF Serving / Ray Serve config"),
+    "serve": ("labsupport.serving.ops.serve", "run the embedding service on 127.0.0.1 (--replicas N)"),
+    "load": ("labsupport.serving.ops.loadgen", "open-loop load generator against a loopback URL"),
+    "export": ("labsupport.serving.ops.exporter", "export knobs as Triton / TF Serving / Ray Serve config"),
     "grade": ("labsupport.grading", "trainers: release | collect | autograde | feedback | export"),
 }
 BENCHES = {

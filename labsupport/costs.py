@@ -76,10 +76,11 @@ def fake_model(cost: ServiceModel | None = None, outputs: Callable[[list], Any] 
                *, length: Callable[[Any], int] | None = None, asynchronous: bool = False,
                spin_ms: float = 0.0) -> Callable:
     """A stand-in model for a batcher: a call on ``n`` items takes ``cost.cost(n, padded)``
-    ms (padded = n × the longest ``length(item)``; 0 without ``length``), then returns
+    ms (padded = n × the longest ``length(item)``; 0 without ``length``) and returns
     ``outputs(items)`` (default: the items). ``asynchronous``: an ``async`` function that
-    awaits ``asyncio.sleep`` (on a virtual clock, time jumps); else it sleeps its thread
-    and spins the last ``spin_ms`` (a plain sleep overshoots by ~0.1 ms)."""
+    awaits ``asyncio.sleep`` (on a virtual clock, time jumps); else it computes the outputs
+    within that time (not on top of it), sleeps its thread for the rest and spins the last
+    ``spin_ms`` (a plain sleep overshoots by ~0.1 ms)."""
     cost = cost or ServiceModel()
 
     def ms(items: list) -> float:
@@ -96,9 +97,15 @@ def fake_model(cost: ServiceModel | None = None, outputs: Callable[[list], Any] 
     else:
         def infer(items: list):
             end = time.perf_counter() + ms(items) / 1000.0
+            try:
+                out, err = result(items), None  # within the modelled time, not on top
+            except Exception as exc:
+                out, err = None, exc
             time.sleep(max(0.0, end - time.perf_counter() - spin_ms / 1000.0))
             while time.perf_counter() < end:
                 pass
-            return result(items)
+            if err is not None:
+                raise err
+            return out
     infer.__name__ = getattr(outputs, "__name__", "fake_model")
     return infer

@@ -37,5 +37,3 @@ def sync_timer(device, out: list):
     sync(device)
     out.append((time.perf_counter() - t0) * 1000.0)
 
-
-timed = sync_timer  # the 0.1.0 name (sim.scenarios.virtual_model is the virtual-time model)

@@ -1,6 +1,7 @@
 """Request-level batching: the knobs (``config``), the policies that decide (``policies``),
 shapes and padding (``shapes``), offline batch plans (``plans``), the asyncio
-``MicroBatcher`` (``runtime``), the lesson's naive sample (``lesson``) and the SLO-aware
-``adaptive`` policy (imported here so that ``POLICIES`` always holds it)."""
-from . import adaptive as _adaptive  # noqa: F401  (registers "adaptive" in POLICIES)
+``MicroBatcher`` (``runtime``), the lesson's naive sample (``lesson``), which replica takes a
+request (``routing``), and two policies of their own: length buckets (``bucketed``) and the
+SLO-aware ``adaptive`` (both imported here so that ``POLICIES`` always holds them)."""
+from . import adaptive as _adaptive, bucketed as _bucketed  # noqa: F401  (register in POLICIES)
 

@@ -1,6 +1,6 @@
 """The SLO-aware adaptive policy: wait as long as the latency target allows, no longer.
 
-The dispatch rule (``should_dispatch``): with ``n`` requests waiting, the batch would run
+The dispatch rule (``dispatch_at``): with ``n`` requests waiting, the batch would run
 ``predict(n)`` ms (the service-time fit of ``costs.py``). The oldest request must finish by
 its deadline, ``arrival + slo_p99_ms``; so the batch must start by
 ``deadline - predict(n) - margin``. Until then, waiting only grows the batch (more
@@ -39,10 +39,10 @@ from .policies import POLICIES, WAIT, Dispatch, Policy, Wait
 
 
 def latest_start(oldest_arrival_ms: float, n_waiting: int, slo_ms: float,
-                 predict_ms: Callable[[int], float], margin_ms: float = 0.0) -> float:
+                 predict_ms: Callable[[int], float]) -> float:
     """The last moment (ms) a batch of ``n_waiting`` can start and its oldest request still
-    finish within ``slo_ms`` of arriving: ``arrival + slo - predict(n) - margin``."""
-    return oldest_arrival_ms + slo_ms - predict_ms(n_waiting) - margin_ms
+    finish within ``slo_ms`` of arriving: ``arrival + slo - predict(n)``."""
+    return oldest_arrival_ms + slo_ms - predict_ms(n_waiting)
 
 
 def dispatch_at(now_ms: float, oldest_arrival_ms: float, n_waiting: int, max_batch: int,
@@ -56,19 +56,10 @@ def dispatch_at(now_ms: float, oldest_arrival_ms: float, n_waiting: int, max_bat
     return max(now_ms, latest_start(oldest_arrival_ms, n_waiting, slo_ms, predict_ms))
 
 
-def should_dispatch(now_ms: float, oldest_arrival_ms: float, n_waiting: int, max_batch: int,
-                    slo_ms: float, predict_ms: Callable[[int], float],
-                    margin_ms: float = 0.0) -> bool:
-    """True when the batch should go now: it is full (``n_waiting >= max_batch``), or the
-    latest start that keeps the oldest request within ``slo_ms`` has come (or passed)."""
-    return now_ms >= dispatch_at(now_ms, oldest_arrival_ms, n_waiting, max_batch, slo_ms,
-                                 lambda n: predict_ms(n) + margin_ms)
-
-
 class Adaptive(Policy):
     """Dispatch at the oldest request's deadline minus the predicted service time (see the
     module docstring); at once when the batch is full or the request is already late.
-    ``service``: the starting fit (default: the toy model, 5 ms + 0.2 ms/item).
+    ``service``: the starting fit (default: the toy model, ``ServiceModel()``).
     ``refit_every``: refit from the last ``history`` observed batches every that many
     batches (0: never refit). ``slack_ms``: extra margin for the runtime's handoff.
     ``amortize``: wait at most one predicted run time after the oldest live request.

@@ -1,10 +1,13 @@
-"""The batcher's knobs, validated once, shared by the simulator, the runtime and the service."""
+"""The batcher's knobs, validated once: ``BatchConfig``, shared by the simulator, the runtime,
+the service (its CLI, ``/config`` and exporter) and the peers, with its command-line flags
+(``add_arguments`` / ``from_arguments`` / ``to_argv``)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
-from ..validate import check_float, check_int
+from ..validate import check_choice, check_float, check_int
 from .shapes import check_edges
 
 # The policy every entry point uses when none is named: a lone request never waits, and
@@ -13,7 +16,9 @@ DEFAULT_POLICY = "work_conserving"
 
 
 # What ``max_delay_ms`` means under each policy: one knob name, several meanings, so every
-# surface (CLI help, explorer slider, BatchConfig, notebooks) says which one it is.
+# surface (CLI help, explorer slider, BatchConfig, notebooks, the exporter) says which one it
+# is. Each meaning starts with what the knob is: "a wait" (a lone request may wait it, as in
+# Triton, TF Serving and Ray Serve), "an ageing threshold" or "unused".
 DELAY_MEANING = {
     "naive": "unused: one request at a time, sent as soon as the model is free",
     "window": "a wait: the first request of a window waits it in full, even alone",
@@ -28,6 +33,11 @@ DELAY_HELP = ("max_delay_ms (ms) is a wait only for 'window' and 'early'; for 'b
               "'naive', 'work_conserving' and 'adaptive'")
 
 
+def delay_is_a_wait(policy: str) -> bool:
+    """True when ``max_delay_ms`` is a wait under ``policy`` (``DELAY_MEANING`` says so)."""
+    return DELAY_MEANING[check_choice("policy", policy, DELAY_MEANING)].startswith("a wait")
+
+
 @dataclass
 class BatchConfig:
     """Knobs of a request-level batcher (names follow the lesson; Triton calls them
@@ -40,6 +50,7 @@ class BatchConfig:
     max_tokens: int | None = None  # padded-token budget per batch (None: no budget)
     edges: tuple[int, ...] | None = None  # bucket edges (tokens) for "bucketed"; None: default
     slo_p99_ms: float = 100.0  # latency target for "adaptive": a typical interactive embedding SLO
+    policy: str = DEFAULT_POLICY  # which policy decides (``batching.policies.POLICIES``)
 
     def __post_init__(self):
         self.max_batch = check_int("max_batch", self.max_batch, 1, 4096)
@@ -50,7 +61,56 @@ class BatchConfig:
             self.max_tokens = check_int("max_tokens", self.max_tokens, 1)
         if self.edges is not None:
             self.edges = check_edges(self.edges)
+        self.policy = check_choice("policy", self.policy, DELAY_MEANING)
 
     @property
     def token_budget(self) -> float:
         return math.inf if self.max_tokens is None else self.max_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        """The knobs as JSON values (``edges`` a list): ``/config``, Ray's ``user_config``."""
+        d = asdict(self)
+        d["edges"] = None if self.edges is None else list(self.edges)
+        return d
+
+
+KNOBS = tuple(f.name for f in fields(BatchConfig))
+_HELP = {"max_batch": "requests per batch (1-4096)", "max_delay_ms": DELAY_HELP,
+         "max_queue": "texts allowed to wait; more → 429 (bounds memory and latency)",
+         "max_tokens": "padded-token budget per batch (default: none)",
+         "edges": "bucket edges in tokens for 'bucketed', comma-separated (default: the lab's)",
+         "slo_p99_ms": "the p99 latency target (ms) 'adaptive' batches for",
+         "policy": "which policy decides what to batch and when"}
+
+
+def _edges(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(",") if x.strip())
+
+
+_edges.__name__ = "comma-separated integer"  # argparse names it in "invalid … value"
+
+
+def add_arguments(parser, defaults: BatchConfig | None = None) -> None:
+    """``--max-batch``, ``--max-delay-ms``, … ``--policy`` on ``parser``: one flag per knob,
+    defaults from ``defaults`` (``BatchConfig()``), checked by ``from_arguments``."""
+    d = defaults or BatchConfig()
+    for f in fields(BatchConfig):
+        kind = {"max_batch": int, "max_queue": int, "max_tokens": int, "edges": _edges,
+                "policy": str}.get(f.name, float)
+        extra = {"choices": sorted(DELAY_MEANING)} if f.name == "policy" else {}
+        parser.add_argument("--" + f.name.replace("_", "-"), type=kind,
+                            default=getattr(d, f.name), help=_HELP[f.name], **extra)
+
+
+def from_arguments(args) -> BatchConfig:
+    """The ``BatchConfig`` of parsed ``add_arguments`` flags (``ValueError`` naming a bad one)."""
+    return BatchConfig(**{k: getattr(args, k) for k in KNOBS})
+
+
+def to_argv(cfg: BatchConfig) -> list[str]:
+    """``cfg`` as the flags of ``add_arguments`` (for a child process's command line)."""
+    argv = []
+    for k, v in asdict(cfg).items():
+        if v is not None:
+            argv += ["--" + k.replace("_", "-"), ",".join(map(str, v)) if k == "edges" else str(v)]
+    return argv

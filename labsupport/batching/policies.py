@@ -9,12 +9,13 @@ Queue items only need ``.arrival`` (ms) and ``.length`` (tokens). Policies may k
 (a window timer); call ``reset()`` before reusing one for a new run.
 
 The ``busy`` contract: ``busy`` is True while the executor runs a batch. A policy never
-dispatches while busy (both engines raise if it does); it answers ``Wait`` and is asked
-again when the batch completes, at every arrival and at the time it asked for.
+dispatches while busy; it answers ``Wait`` and is asked again when the batch completes, at
+every arrival and at the time it asked for, which must lie ahead of ``now``. Both engines
+ask through ``ask``, the one place that holds a policy to this (a breach raises).
 
-The knobs have one owner: a policy holds its ``BatchConfig`` (``cfg``); engines read and
-reconfigure that same object, and ``make_policy`` binds a ``Policy`` given together with
-knobs to them, or raises when they disagree.
+The knobs have one owner: a policy holds its ``BatchConfig`` (``cfg``, whose ``policy`` is
+the policy's name); engines read and reconfigure that same object, and ``make_policy`` binds
+a ``Policy`` given together with knobs to them, or raises when they disagree.
 """
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ from collections import deque
 from dataclasses import asdict, dataclass, replace
 from typing import Protocol, Sequence
 
-from ..validate import check_choice, check_int
-from .config import BatchConfig
-from .shapes import DEFAULT_EDGES, bucket_of, check_edges, padded_tokens
+from ..validate import check_choice
+from .config import DELAY_MEANING, KNOBS, BatchConfig
+from .shapes import padded_tokens
 
 
 class Queued(Protocol):
@@ -50,7 +51,10 @@ class Policy:
     name = "base"
 
     def __init__(self, cfg: BatchConfig | None = None, **knobs):
-        self.cfg = cfg if cfg is not None else BatchConfig(**knobs)
+        cfg = BatchConfig(**knobs) if cfg is None else replace(cfg, **knobs) if knobs else cfg
+        if self.name in DELAY_MEANING and cfg.policy != self.name:
+            cfg = replace(cfg, policy=self.name)  # the config names the policy it runs
+        self.cfg = cfg
         self.reset()
 
     def reset(self) -> None:
@@ -179,18 +183,21 @@ POLICIES: dict[str, type[Policy]] = {
     p.name: p for p in (Naive, Window, Early, WorkConserving)}
 
 
-def make_policy(policy: str | Policy = "work_conserving", cfg: BatchConfig | None = None,
+def make_policy(policy: str | Policy | None = None, cfg: BatchConfig | None = None,
                 **knobs) -> Policy:
-    """A policy by name (``naive``, ``window``, ``early``, ``work_conserving``,
-    ``bucketed``, ``adaptive``, …) built from ``cfg`` and/or ``knobs``, or a ``Policy`` object bound to
-    them: it is returned as given when they agree with its own ``cfg``, and rejected with a
-    ``ValueError`` naming the knob when they do not (never silently ignored)."""
+    """The policy that runs ``cfg`` (a ``BatchConfig``) and/or ``knobs``: by name (``policy``,
+    else ``cfg.policy`` / ``knobs["policy"]``: ``naive``, ``window``, ``early``,
+    ``work_conserving``, ``bucketed``, ``adaptive``, …; a name or knob given here overrides
+    ``cfg``'s), or a ``Policy`` object bound to them: it is returned as given when they agree
+    with its own ``cfg``, and rejected with a ``ValueError`` naming the knob when they do not
+    (never silently ignored)."""
     if isinstance(policy, Policy):
         if cfg is None and not knobs:
             return policy
         want = replace(cfg or policy.cfg, **knobs)
         have = asdict(policy.cfg)
-        clash = {k: v for k, v in asdict(want).items() if have.get(k, v) != v}
+        clash = {k: v for k, v in asdict(want).items()
+                 if k != "policy" and have.get(k, v) != v}  # the object is the policy
         if clash:
             name, value = next(iter(clash.items()))
             raise ValueError(
@@ -198,10 +205,29 @@ def make_policy(policy: str | Policy = "work_conserving", cfg: BatchConfig | Non
                 f"({policy!r} has {name}={have[name]!r}); set the knobs in one place: "
                 f"pass them to the policy, or pass the policy by name")
         return policy
-    check_choice("policy", policy, POLICIES)
-    if cfg is not None and knobs:
-        cfg = replace(cfg, **knobs)
-    return POLICIES[policy](cfg, **knobs) if cfg is None else POLICIES[policy](cfg)
+    given = {k: knobs.pop(k) for k in list(knobs) if k in KNOBS}  # the rest: the policy's own
+    if policy is not None:
+        given["policy"] = policy
+    if cfg is None:
+        cfg = BatchConfig(**given)
+    elif any(getattr(cfg, k) != v for k, v in given.items()):
+        cfg = replace(cfg, **given)  # a copy: the caller's config stays as it was
+    return POLICIES[check_choice("policy", cfg.policy, POLICIES)](cfg, **knobs)
+
+
+def ask(policy: Policy, queue: Sequence[Queued], now: float, busy: bool) -> Dispatch | Wait:
+    """``policy.decide(queue, now, busy)``, held to the contract both engines rely on: no
+    ``Dispatch`` while ``busy`` (the executor runs one batch at a time) and no ``Wait`` until
+    a time at or before ``now`` (an engine would spin on it). A breach is a policy bug:
+    ``RuntimeError`` naming the policy, never a silent fix."""
+    d = policy.decide(queue, now, busy)
+    if isinstance(d, Dispatch):
+        if busy:
+            raise RuntimeError(f"{policy!r} dispatched while the executor was busy")
+    elif d.until is not None and not d.until > now:
+        raise RuntimeError(f"{policy!r} asked to wait until {d.until} ms at {now} ms, "
+                           "which is not ahead: answer Dispatch, or a time to come")
+    return d
 
 
 def take(queue: deque, d: Dispatch, policy: Policy | None = None) -> list:
@@ -220,68 +246,3 @@ def take(queue: deque, d: Dispatch, policy: Policy | None = None) -> list:
     queue.clear()
     queue.extend(rest)
     return batch
-
-
-class Bucketed(Policy):
-    """Length buckets: every batch holds requests of one bucket (``edges``, tokens), so rows
-    pad to similar lengths. Work-conserving: an idle executor goes at once, with the bucket
-    that fills the biggest batch (ties: the older head). Aging: once the oldest request has
-    waited ``max_delay_ms``, its bucket goes first, so no bucket starves. Each batch takes
-    its bucket's oldest requests up to ``max_batch`` and the padded-token budget
-    (``max_tokens``; rows pad to the batch's longest, or to the bucket edge with
-    ``static=True``); a request larger than the budget goes alone rather than wait forever
-    (reject it before it is queued if it must not run). Default edges:
-    ``shapes.DEFAULT_EDGES``; lengths above the last edge form one overflow
-    bucket. Only the oldest ``window`` requests are scanned (default 16 × ``max_batch``),
-    bounding the cost of a decision under overload.
-    Edges: the constructor's ``edges``, else ``cfg.edges`` where ``BatchConfig`` has that
-    field (read at every decision, so a live reconfigure applies at once)."""
-    name = "bucketed"
-
-    def __init__(self, cfg: BatchConfig | None = None, edges=None, static: bool = False,
-                 window: int | None = None, **knobs):
-        super().__init__(cfg, **knobs)
-        self._edges = None if edges is None else check_edges(edges)
-        self.static = bool(static)
-        self.window = None if window is None else check_int("window", window, 1)
-
-    @property
-    def edges(self) -> tuple[int, ...]:
-        """The constructor's ``edges``, else ``cfg.edges`` (read live), else the default."""
-        return self._edges or getattr(self.cfg, "edges", None) or DEFAULT_EDGES
-
-    def bucket(self, length: int) -> int:
-        """Bucket index of ``length`` (``len(edges)`` = the overflow bucket)."""
-        return bucket_of(length, self.edges)
-
-    def padded_tokens(self, batch) -> int:
-        """Tokens a batch computes: n × its longest, or n × its bucket edge when ``static``."""
-        return padded_tokens([item.length for item in batch], self.edges if self.static else None)
-
-    def decide(self, queue, now, busy):
-        if busy or not queue:
-            return WAIT
-        scan = min(len(queue), self.window or 16 * self.cfg.max_batch)
-        edges = self.edges
-        groups: dict[int, list[int]] = {}
-        for k in range(scan):
-            groups.setdefault(bucket_of(queue[k].length, edges), []).append(k)
-        oldest = min(range(scan), key=lambda k: queue[k].arrival)
-        if now - queue[oldest].arrival >= self.cfg.max_delay_ms:
-            return self._fill(queue, groups[self.bucket(queue[oldest].length)])
-        best = max((self._fill(queue, g) for g in groups.values()),
-                   key=lambda d: (len(d.indices), -queue[d.indices[0]].arrival))
-        return best
-
-    def _fill(self, queue, members, floor: int = 0) -> Dispatch:
-        """The bucket's oldest members; with ``static`` rows pad to the bucket edge."""
-        first = queue[members[0]].length
-        if self.static and first <= self.edges[-1]:
-            floor = self.edges[self.bucket(first)]
-        return super()._fill(queue, members, floor)
-
-    def __repr__(self) -> str:
-        return f"{super().__repr__()[:-1]}, edges={self.edges})"
-
-
-POLICIES["bucketed"] = Bucketed

@@ -16,11 +16,11 @@ import asyncio
 import inspect
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Awaitable, Callable, Sequence
 
 from .config import BatchConfig
-from .policies import Dispatch, Policy, make_policy, take
+from .policies import WAIT, Dispatch, Policy, ask, make_policy, take
 from .records import BatcherStats, BatchRecord  # noqa: F401  (public here too)
 
 
@@ -51,11 +51,12 @@ class _Pending:
 class MicroBatcher:
     """Gathers concurrent ``submit`` calls into batches for ``infer_fn(list) -> list``.
 
-    The knobs come as a ``config`` (``BatchConfig``) and/or as keywords (``max_batch``,
-    ``max_delay_ms``, ``max_queue``, ``max_tokens``; unset ones keep ``BatchConfig``'s
-    defaults). ``policy``: a name from ``POLICIES`` or a ``Policy`` object, which is bound
-    to the knobs given with it or rejected when they disagree (``make_policy``); the batcher
-    and its policy then share one ``BatchConfig``, so ``reconfigure`` reaches the policy.
+    The knobs come as a ``config`` (``BatchConfig``, its ``policy`` included) and/or as
+    keywords (``max_batch``, ``max_delay_ms``, ``max_queue``, ``max_tokens``; unset ones keep
+    ``config``'s, else ``BatchConfig``'s defaults). ``policy``: a name from ``POLICIES``
+    (default: ``config.policy``) or a ``Policy`` object, which is bound to the knobs given
+    with it or rejected when they disagree (``make_policy``); the batcher and its policy
+    then share one ``BatchConfig``, so ``reconfigure`` reaches the policy.
     ``length_fn(item) -> tokens`` feeds length-aware policies (default: every item is 1).
     ``isolate_errors``: when a batch raises, retry its requests one by one so that only
     the failing request gets the exception. ``preseal``: while a batch runs, hand the
@@ -64,7 +65,7 @@ class MicroBatcher:
 
     def __init__(self, infer_fn: Callable[[list], Sequence | Awaitable[Sequence]],
                  config: BatchConfig | None = None, *,
-                 policy: str | Policy = "work_conserving", max_batch: int | None = None,
+                 policy: str | Policy | None = None, max_batch: int | None = None,
                  max_delay_ms: float | None = None, max_queue: int | None = None,
                  max_tokens: int | None = None, length_fn: Callable[[Any], int] | None = None,
                  isolate_errors: bool = True, preseal: bool = True):
@@ -91,10 +92,13 @@ class MicroBatcher:
 
     # ---- knobs ----------------------------------------------------------------------
     def reconfigure(self, **knobs) -> BatchConfig:
-        """Change ``max_batch`` / ``max_delay_ms`` / ``max_queue`` / ``max_tokens`` live."""
-        merged = {**self.cfg.__dict__, **knobs}
-        new = BatchConfig(**merged)  # validates before anything changes
+        """Change any ``BatchConfig`` knob live, ``policy`` included (a new policy object
+        then takes over the queue, sharing the same ``BatchConfig``)."""
+        new = replace(self.cfg, **knobs)  # validates before anything changes
+        swap = new.policy != self.cfg.policy
         self.cfg.__dict__.update(new.__dict__)
+        if swap:
+            self.policy = make_policy(cfg=self.cfg)
         if self._wake:
             self._wake.set()
         return self.cfg
@@ -147,55 +151,68 @@ class MicroBatcher:
         if self._closing:
             raise BatcherClosed("batcher is closed; no new requests")
         await self.start()
+        return await self.enqueue(item, length=length)
+
+    def enqueue(self, item: Any, *, length: int | None = None) -> asyncio.Future:
+        """Queue ``item`` on a started batcher; its future holds its own result (or
+        exception). Cancelling the future takes the item out of the queue (before its
+        batch is sealed). ``submit`` without a task per item: a request of n texts
+        queues n futures and awaits them together."""
+        if self._closing or self._task is None:
+            raise BatcherClosed("batcher is closed; no new requests" if self._closing
+                                else "batcher not started: await start() first")
         self.admit()
         if length is None:
             length = self.length_fn(item) if self.length_fn else 1
-        loop = asyncio.get_running_loop()
+        loop = self._task.get_loop()
         fut = loop.create_future()
         self._queue.append(_Pending(item, loop.time() * 1000.0, int(length), fut))
         self.stats.submitted += 1
         self._wake.set()
-        return await fut
+        return fut
 
     # ---- the scheduler --------------------------------------------------------------
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         running = sealed = None  # (batch, future, launch ms): executing / handed over next
+        due = 0.0  # the time (ms) of the last timer that fired: the clock has reached it
         try:
             while True:
                 self._wake.clear()
                 self._drop_cancelled()
-                if running is not None:
-                    if running[1].done():
-                        if sealed is not None and _failed(running[1]):
-                            await asyncio.wait([sealed[1]])  # retries run after it, in order
-                        await self._finish(*running, loop)
-                        running, sealed = sealed, None
-                        continue
-                    if sealed is None and self._queue and self.preseal:  # pre-seal: no handoff gap later
-                        s = self.policy.seal(self._queue, loop.time() * 1000.0)
-                        if s is not None:
-                            sealed = self._launch(take(self._queue, s, self.policy), loop,
-                                                  after=running[1])
-                            continue
-                    await self._wake.wait()
+                if running is not None and running[1].done():
+                    if sealed is not None and _failed(running[1]):
+                        await asyncio.wait([sealed[1]])  # retries run after it, in order
+                    await self._finish(*running, loop)
+                    running, sealed = sealed, None
                     continue
-                if self._closing and (not self._queue or not self._drain):
+                busy = running is not None
+                if self._closing and not busy and (not self._queue or not self._drain):
                     break
                 if not self._queue:
                     await self._wake.wait()
                     continue
-                now = loop.time() * 1000.0
-                d = self.policy.head(self._queue) if self._closing else \
-                    self.policy.decide(self._queue, now, False)
+                # a timer for ``until`` fires at until / 1000 s: read back in ms that can be
+                # an ulp short of ``until``, and the policy would ask for it again
+                now = max(loop.time() * 1000.0, due)
+                if self._closing:  # draining: the oldest go as soon as the executor frees
+                    d = WAIT if busy else self.policy.head(self._queue)
+                else:
+                    d = ask(self.policy, self._queue, now, busy)
                 if isinstance(d, Dispatch):
                     running = self._launch(take(self._queue, d, self.policy), loop)
                     continue
-                timeout = None if d.until is None else max(0.0, (d.until - now) / 1000.0)
+                if busy and sealed is None and self.preseal:  # pre-seal: no handoff gap later
+                    s = self.policy.seal(self._queue, now)
+                    if s is not None:
+                        sealed = self._launch(take(self._queue, s, self.policy), loop,
+                                              after=running[1])
+                        continue
+                timeout = None if d.until is None else (d.until - now) / 1000.0
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout)
                 except asyncio.TimeoutError:
-                    pass
+                    due = d.until
         except BaseException as exc:  # a policy bug must not leave callers hanging
             err = exc if isinstance(exc, Exception) else BatcherClosed("cancelled")
             for held in (running, sealed):

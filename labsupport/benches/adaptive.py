@@ -5,7 +5,7 @@
 Workloads: (a) bursty on/off arrivals (``traffic.bursty``), (b) the Azure LLM conversation
 trace replayed (``traffic.load_trace``: ``../shared/data`` when present, else the lab's
 synthetic twin), both shaped by ``labsupport load``'s own schedule. Cost model: the lab's
-``ServiceModel`` defaults (5 ms launch + 0.2 ms per item) unless overridden.
+toy model, ``ServiceModel()``, unless overridden.
 Goodput: requests that finish within ``slo_ms`` of arriving, per second of offered traffic
 (first to last arrival: the same span for every policy, so a policy that finishes its last
 request a few ms later is not charged for it; ``metrics.goodput`` divides by the span to
@@ -24,7 +24,7 @@ import numpy as np
 
 from ..costs import ServiceModel
 from ..metrics import percentiles
-from ..serving.loadgen import schedule
+from ..serving.ops.loadgen import schedule
 from ..sim.simulator import simulate
 from ..traffic import load_trace
 from ..validate import check_float, check_int

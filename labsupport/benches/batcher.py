@@ -9,6 +9,7 @@ import os
 import statistics
 import time
 
+from ..batching.config import BatchConfig
 from ..batching.policies import POLICIES
 from ..batching.runtime import MicroBatcher
 from ..costs import ServiceModel, fake_model
@@ -82,9 +83,9 @@ def sim_speed(n: int, model: ServiceModel, policy: str, load: float = 0.9) -> fl
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="labsupport bench batcher", description=__doc__)
-    ap.add_argument("--fixed-ms", type=float, default=5.0)
-    ap.add_argument("--per-item-ms", type=float, default=0.2)
-    ap.add_argument("--max-batch", type=int, default=32)
+    ap.add_argument("--fixed-ms", type=float, default=ServiceModel.fixed_ms)
+    ap.add_argument("--per-item-ms", type=float, default=ServiceModel.per_item_ms)
+    ap.add_argument("--max-batch", type=int, default=BatchConfig.max_batch)
     ap.add_argument("--seconds", type=float, default=2.0, help="per saturation run")
     ap.add_argument("--quick", action="store_true", help="short runs (smoke test)")
     a = ap.parse_args(argv)

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..encoder.model import load_encoder
     from ..batching.plans import backlog_batches, sorted_batches, waste
     from ..batching.shapes import DEFAULT_EDGES
-    from ..batching.policies import Bucketed
+    from ..batching.bucketed import Bucketed
     from ..validate import check_int
     check_int("n", a.n, 1)
     check_int("max_batch", a.max_batch, 1, 4096)

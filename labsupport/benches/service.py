@@ -94,7 +94,7 @@ def run_lab(url: str, *, n: int, rate: float, tokens: int, seed: int) -> dict:
     """The lab's own open-loop client, same load (``POST /embed``)."""
     import asyncio
 
-    from ..serving.loadgen import run_load, schedule
+    from ..serving.ops.loadgen import run_load, schedule
     from ..metrics import percentiles
     reqs = schedule("poisson", rate, n, seed=seed, min_tokens=tokens, max_tokens=tokens)
     res = asyncio.run(run_load(url, reqs, pattern="poisson", max_duration_s=300))
@@ -128,7 +128,7 @@ def compare(lab: list[dict], aip: list[dict], tolerance: float) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="labsupport bench service", description=__doc__)
     ap.add_argument("--model", default="fake", choices=("fake", "minilm"),
-                    help="fake: the toy 5 ms + 0.2 ms/text model (steady on a shared box)")
+                    help="fake: the toy model, ServiceModel() (steady on a shared box)")
     ap.add_argument("--rate", type=float, default=40.0, help="offered load, req/s")
     ap.add_argument("--n", type=int, default=400, help="requests per run")
     ap.add_argument("--tokens", type=int, default=32, help="tokens per text")
@@ -139,9 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     if aiperf_bin() is None:
         print(json.dumps({"skipped": AIPERF_HINT}))
         return 0
-    from ..serving.launcher import start_service
-    svc = start_service(a.model, max_batch=16, max_delay_ms=5.0, max_queue=1024,
-                        timeout_s=120)
+    from ..serving.ops.launcher import start_service
+    svc = start_service(a.model, max_batch=16, max_queue=1024, timeout_s=120)
     name = svc.get("/v1/models")["data"][0]["id"]
     lab, aip = [], []
     try:

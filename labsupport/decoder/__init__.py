@@ -10,8 +10,14 @@ with a fitted step-cost model instead of the model: fast, for widgets and sweeps
 ``metrics`` (TTFT, TPOT, E2E, tokens/s, slot utilisation, goodput, KV waste; per-token
 definitions in ``tokentimes``), ``timeline`` (slots and KV blocks over iterations), ``rules``
 (the scheduler's decision rules as plain functions: admission check, on-demand growth with
-preemption, admission under the token budget), ``kvmath`` (KV bytes per token, the GPU KV
-budget) and ``roofline`` (the decode step-time model and its crossover batch).
+preemption, admission under the token budget), ``ragged`` (one step's packed tokens:
+positions, cache slots, its block-diagonal attention mask), ``oracle`` (``transformers``'
+greedy ``generate``: the tokens the engine must reproduce), ``cache_effect`` (decode with
+and without the KV cache, timed), ``kvmath`` (KV bytes per token, the GPU KV budget) and
+``roofline`` (the decode step-time model and its crossover batch).
+
+A request has a cap (``max_new_tokens``) and may have a stop token (``eos_token_id``): it
+ends at whichever comes first; the scheduler only knows the cap.
 
 Using it as a generator (e.g. behind a RAG pipeline)::
 
@@ -27,18 +33,18 @@ Using it as a generator (e.g. behind a RAG pipeline)::
 ``Engine.add`` raises ``RequestTooLong`` (a ValueError) for a request that can never fit
 the KV budget. ``Engine.steps`` keeps one ``StepRecord`` per step (who sat in which place,
 tokens fed, KV blocks used). ``runner.run_requests(requests, model, **knobs)`` and
-``stepsim.simulate(requests, **knobs)`` replay a list of ``labsupport.traffic.Request`` on
+``stepsim.simulate_steps(requests, **knobs)`` replay a list of ``labsupport.traffic.Request`` on
 the real model or on the step-cost model, with the same knobs. The scheduler and KV manager
 import no torch.
 """
 from .engine import Engine, EngineResult, StepRecord
 from .kvcache import BlockManager, KVBudgetExceeded
 from .scheduler import RequestTooLong, Scheduler, SchedulerConfig, StepPlan
-from .sequence import DecodeSequence, Sequence, Status  # Sequence: the 0.1.0 name
+from .sequence import DecodeSequence, Status
 
 
 def __getattr__(name):  # torch-backed pieces load lazily, keeping the scheduler torch-free
-    if name in ("ModelRunner", "tiny_gpt2", "load_decoder", "load_model", "run_requests"):
+    if name in ("ModelRunner", "tiny_gpt2", "load_decoder", "run_requests"):
         from . import runner
         return getattr(runner, name)
     raise AttributeError(f"module 'labsupport.decoder' has no attribute {name!r}")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from ..validate import check_choice, check_int
+from .ragged import StepLayout, layout
 from .scheduler import RequestTooLong, Scheduler, SchedulerConfig
 from .sequence import DecodeSequence
 
@@ -33,6 +34,7 @@ class StepRecord:
     kv_tokens: int = 0    # tokens whose K/V the running sequences hold after the step
     blocks: list[tuple[int, list[int]]] | None = None  # (sequence id, block table) per
                                                         # running sequence (record_blocks)
+    layout: StepLayout | None = None  # the packed tokens the step fed (record_layout)
 
 
 @dataclass
@@ -52,11 +54,14 @@ class Engine:
     ``run()``. ``runner``: a ``ModelRunner`` (real model) or a ``stepsim.CostRunner``.
     ``keep_steps``: keep only about the last that many ``StepRecord``s (a long-running
     server); ``num_steps`` counts every step run. ``record_blocks``: keep every step's block
-    tables (``timeline.plot_blocks``)."""
+    tables (``timeline.plot_blocks``); ``record_layout``: every step's packed tokens
+    (``ragged.StepLayout``: positions, slots, the mask's spans)."""
 
     def __init__(self, runner, cfg: SchedulerConfig | None = None, *, clock: str = "wall",
-                 keep_steps: int | None = None, record_blocks: bool = False, **knobs):
+                 keep_steps: int | None = None, record_blocks: bool = False,
+                 record_layout: bool = False, **knobs):
         self.record_blocks = bool(record_blocks)
+        self.record_layout = bool(record_layout)
         self.cfg = cfg if cfg is not None else SchedulerConfig(**knobs)
         self.clock = check_choice("clock", clock, ("wall", "cpu", "model"))
         self.sched = Scheduler(self.cfg)
@@ -69,14 +74,16 @@ class Engine:
         self._next_id = 0
 
     def add(self, prompt: list[int], max_new_tokens: int, *, arrival: float | None = None,
-            id: int | None = None) -> DecodeSequence:
-        """Queue a request (arrival defaults to now); raises ``RequestTooLong`` if it can
+            id: int | None = None, eos_token_id: int | None = None) -> DecodeSequence:
+        """Queue a request (arrival defaults to now): ``max_new_tokens`` is its cap, and
+        ``eos_token_id`` (None: none) ends it earlier. Raises ``RequestTooLong`` if it can
         never fit the KV budget."""
         if prompt is None:
             raise ValueError(f"request {id}: no prompt token ids (a traffic.Request needs a "
                              "payload: see decoder.workload.with_prompts)")
-        seq = DecodeSequence(self._next_id if id is None else id, list(prompt), int(max_new_tokens),
-                       self.now if arrival is None else float(arrival))
+        seq = DecodeSequence(self._next_id if id is None else id, list(prompt),
+                             int(max_new_tokens), self.now if arrival is None else float(arrival),
+                             eos_token_id=None if eos_token_id is None else int(eos_token_id))
         limit = getattr(self.runner, "max_positions", None)
         if limit is not None and seq.max_len > limit:
             raise RequestTooLong(f"request {seq.id}: prompt ({len(seq.prompt)} tokens) + "
@@ -96,6 +103,7 @@ class Engine:
         plan = self.sched.schedule(self.now)
         if not plan:
             return []
+        lay = layout(plan, self.sched.kv) if self.record_layout else None
         tokens = self.runner.run(plan, self.sched.kv)
         if self.clock == "model":
             ms = self.runner.cost_ms(plan)
@@ -113,7 +121,8 @@ class Engine:
             start, ms, plan.num_tokens, rows, waiting, len(plan.preempted),
             self.sched.kv.used_blocks, len(plan.seqs), kv_read,
             sum(s.num_cached for s in running),
-            [(s.id, list(s.block_table)) for s in running] if self.record_blocks else None))
+            [(s.id, list(s.block_table)) for s in running] if self.record_blocks else None,
+            lay))
         self.num_steps += 1
         if self.keep_steps is not None and len(self.steps) > 2 * self.keep_steps:
             del self.steps[:-self.keep_steps]   # a long-running server keeps memory bounded
@@ -122,7 +131,8 @@ class Engine:
     def run(self, requests: Iterable = (), on_finish: Callable[[DecodeSequence], None] | None = None,
             max_steps: int | None = None) -> EngineResult:
         """Replay ``requests`` (objects with ``arrival`` ms, ``payload`` = prompt token ids and
-        ``output_len``; or ``(prompt, max_new_tokens, arrival)`` tuples) until all finish.
+        ``output_len``, taken as the cap; or ``(prompt, max_new_tokens, arrival[, id[,
+        eos_token_id]])`` tuples) until all finish.
         ``max_steps``: raise ``RuntimeError`` after that many steps (a scheduler that makes
         no progress would loop forever)."""
         pending = sorted((_as_tuple(r) for r in requests), key=lambda r: r[2])
@@ -135,8 +145,8 @@ class Engine:
                                    f"{len(self.sched.waiting)} waiting, "
                                    f"{len(self.sched.running)} running")
             while i < len(pending) and pending[i][2] <= self.now:
-                p, n, a, rid = pending[i]
-                all_seqs.append(self.add(p, n, arrival=a, id=rid))
+                p, n, a, rid, eos = pending[i]
+                all_seqs.append(self.add(p, n, arrival=a, id=rid, eos_token_id=eos))
                 i += 1
             if not self.has_work():
                 self.now = max(self.now, pending[i][2])   # idle: jump to the next arrival
@@ -152,6 +162,6 @@ class Engine:
 
 def _as_tuple(r):
     if isinstance(r, tuple):
-        prompt, n, arrival = r[:3]
-        return prompt, int(n), float(arrival), (r[3] if len(r) > 3 else None)
-    return r.payload, int(r.output_len), float(r.arrival), r.id
+        prompt, n, arrival, rid, eos = (*r, None, None)[:5]
+        return prompt, int(n), float(arrival), rid, eos
+    return r.payload, int(r.output_len), float(r.arrival), r.id, None

@@ -3,8 +3,10 @@ paged KV). Pure Python, no torch: it only decides which slots a sequence owns; t
 runner keeps the tensors, ``num_blocks × block_size`` rows per layer.
 
 Token ``i`` of a sequence lives in slot ``block_table[i // block_size] * block_size +
-i % block_size``. The budget, in tokens, is ``num_blocks × block_size``; the manager never
-hands out more (``peak_blocks`` records the high-water mark for tests and plots).
+i % block_size`` (``slot_mapping``). The budget, in tokens, is ``num_blocks × block_size``;
+the manager never hands out more (``peak_blocks`` records the high-water mark). Paging
+removes *external* fragmentation (any free block serves any sequence); the unused tail of
+each sequence's last block is *internal* waste that remains (``metrics.kv_waste``).
 
 Prefix caching (``prefix_caching=True``, vLLM's automatic prefix caching): a *full* block is
 named by a hash of its tokens and of the hash of the block before it, so one name means one
@@ -12,7 +14,9 @@ whole prefix. Computed full blocks are registered under their name; a new sequen
 first blocks have registered names takes those blocks instead of recomputing them. Each
 block has a reference count (how many sequences hold it). A block nobody holds keeps its
 K/V and its name, and is *evictable*: it still counts as free, and is reused, least
-recently released first, only when no never-used block is left.
+recently released first, only when no never-used block is left. The three rules are plain
+functions (``block_names``, ``cached_prefix``, ``release``); ``lookup_fn`` and
+``release_fn`` let a check plug a student's version into the manager.
 """
 from __future__ import annotations
 
@@ -32,7 +36,58 @@ def block_hash(parent: int | None, tokens) -> int:
     return hash((parent, tuple(tokens)))
 
 
+def slot_mapping(block_table: list[int], block_size: int, start: int, stop: int) -> list[int]:
+    """Cache slots of a sequence's tokens at positions ``start..stop-1``: position ``i`` is
+    row ``i % block_size`` of physical block ``block_table[i // block_size]``."""
+    return [block_table[i // block_size] * block_size + i % block_size
+            for i in range(start, stop)]
+
+
+def block_names(tokens, block_size: int, parent: int | None = None) -> list[int]:
+    """Names of the full blocks of ``tokens`` (a partial last block has none), each chained
+    to the one before it, the first to ``parent``."""
+    names = []
+    for i in range(len(tokens) // block_size):
+        parent = block_hash(parent, tokens[i * block_size:(i + 1) * block_size])
+        names.append(parent)
+    return names
+
+
+def cached_prefix(tokens, block_size: int, by_name: dict[int, int]) -> list[int]:
+    """The cached blocks (``by_name``: name -> block) holding the leading full blocks of
+    ``tokens``, in order, up to the first block not cached. At least one token is left out,
+    so the model has a row to sample the next token from."""
+    hits = []
+    for name in block_names(tokens[:(len(tokens) - 1) // block_size * block_size], block_size):
+        block = by_name.get(name)
+        if block is None:
+            break
+        hits.append(block)
+    return hits
+
+
+def release(block_table: list[int], ref: list[int], named, evictable: OrderedDict,
+            free: deque) -> None:
+    """Drop one sequence's hold on ``block_table``: each block's reference count goes down,
+    last block first. A block nobody holds any more joins the end of the LRU queue
+    ``evictable`` when it has a name (``named``: blocks registered in the prefix cache; it
+    keeps its K/V for a later hit), else the ``free`` pool. Releasing the tail first puts it
+    ahead of the prefix it extends, so the tail is evicted first."""
+    for block in reversed(block_table):
+        ref[block] -= 1
+        if ref[block] < 0:
+            raise KVBudgetExceeded(f"block {block} released more often than it was held")
+        if ref[block] == 0:
+            if block in named:
+                evictable[block] = None
+            else:
+                free.append(block)
+
+
 class BlockManager:
+    lookup_fn = staticmethod(cached_prefix)   # the rules above; a check plugs in others
+    release_fn = staticmethod(release)
+
     def __init__(self, num_blocks: int, block_size: int = 16, prefix_caching: bool = False):
         self.num_blocks = check_int("num_blocks", num_blocks, 1)
         self.block_size = check_int("block_size", block_size, 1)
@@ -59,6 +114,11 @@ class BlockManager:
     def used_blocks(self) -> int:
         """Blocks held by at least one sequence."""
         return self.num_blocks - self.num_free
+
+    @property
+    def evictable_order(self) -> list[int]:
+        """Cached blocks nobody holds, least recently released first: the next to go."""
+        return list(self._evictable)
 
     @property
     def cached_blocks(self) -> int:
@@ -100,48 +160,40 @@ class BlockManager:
     def free(self, seq: DecodeSequence) -> None:
         """Drop ``seq``'s hold on its blocks; its cached tokens are gone for it. A named block
         nobody holds any more stays cached (evictable); the last blocks are released first,
-        so they are evicted before the prefix they extend."""
-        for block in reversed(seq.block_table):
-            self.ref[block] -= 1
-            if self.ref[block] < 0:
-                raise KVBudgetExceeded(f"block {block} released more often than it was held")
-            if self.ref[block] == 0:
-                if block in self._name:
-                    self._evictable[block] = None
-                else:
-                    self._free.append(block)
+        so they are evicted before the prefix they extend (``release``)."""
+        self.release_fn(seq.block_table, self.ref, self._name, self._evictable, self._free)
+        if len(self._free) + len(self._evictable) + sum(r > 0 for r in self.ref) != self.num_blocks:
+            raise KVBudgetExceeded(f"releasing sequence {seq.id} lost or duplicated a block: "
+                                   "each block must be held, free or evictable, exactly once")
         seq.block_table = []
         seq.num_cached = 0
 
     def slots(self, seq: DecodeSequence, start: int, stop: int) -> list[int]:
-        """Cache slots of ``seq``'s tokens ``start..stop-1``."""
-        bs, table = self.block_size, seq.block_table
-        return [table[i // bs] * bs + i % bs for i in range(start, stop)]
+        """Cache slots of ``seq``'s tokens ``start..stop-1`` (``slot_mapping``)."""
+        return slot_mapping(seq.block_table, self.block_size, start, stop)
 
     # -- prefix caching ---------------------------------------------------------------
     def _names(self, seq: DecodeSequence, n_blocks: int) -> list[int]:
         """Names of (at least) ``seq``'s first ``n_blocks`` full blocks (memoised on it:
         the tokens of a full block never change)."""
         names, bs = seq.block_hashes, self.block_size
-        while len(names) < n_blocks:
-            i = len(names)
-            names.append(block_hash(names[-1] if names else None,
-                                    seq.token_slice(i * bs, (i + 1) * bs)))
+        if len(names) < n_blocks:
+            names += block_names(seq.token_slice(len(names) * bs, n_blocks * bs), bs,
+                                 names[-1] if names else None)
         return names
 
     def prefix_hits(self, seq: DecodeSequence) -> list[int]:
         """Cached blocks that hold ``seq``'s leading full blocks, in order (none when caching
-        is off). At least one token is left uncached, so the model has a row to sample."""
+        is off; ``cached_prefix``)."""
         if not self.prefix_caching or seq.block_table:
             return []
-        hits = []
-        k = (len(seq) - 1) // self.block_size
-        for name in self._names(seq, k)[:k]:
-            block = self._by_name.get(name)
-            if block is None:
-                break
-            hits.append(block)
-        return hits
+        hits = self.lookup_fn(seq.tokens, self.block_size, dict(self._by_name))
+        if len(hits) > (len(seq) - 1) // self.block_size or any(
+                self._by_name.get(self._names(seq, i + 1)[i]) != b for i, b in enumerate(hits)):
+            raise ValueError(f"the prefix lookup for sequence {seq.id} returned blocks "
+                             f"{hits[:8]} that are not the cached blocks of its leading full "
+                             "blocks, in order (leaving at least one token to compute)")
+        return list(hits)
 
     def free_after_hits(self, hits: list[int]) -> int:
         """Free blocks counted the way admission needs them: the hit blocks are taken out

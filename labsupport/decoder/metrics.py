@@ -4,7 +4,8 @@ TTFT = first token − arrival (queueing included); TPOT = (E2E − TTFT) / (out
 E2E = last token − arrival; tokens/s = generated tokens / (last finish − first arrival);
 slot utilisation = share of the ``max_seqs`` places doing work, weighted by step time,
 over all steps and over the *backlogged* steps (someone was waiting: idle places there
-are waste); goodput = requests/s meeting both SLOs.
+are waste); mean running = the same as a number of sequences; goodput = requests/s
+meeting both SLOs.
 """
 from __future__ import annotations
 
@@ -22,12 +23,18 @@ def per_request(res) -> dict[str, np.ndarray]:
             "e2e": m["e2e"], "out": m["out"], "finish": np.array([q.finish for q in s])}
 
 
-def slot_utilisation(res, backlogged: bool = False) -> float:
-    """Time-weighted share of places feeding tokens (``backlogged``: only steps with a queue)."""
+def mean_running(res, backlogged: bool = False) -> float:
+    """Time-weighted mean number of sequences computing in a step (rows fed at least one
+    token): how full the batch really was (``backlogged``: only steps with a queue)."""
     steps = [st for st in res.steps if st.waiting > 0 or not backlogged]
     ms = np.array([st.ms for st in steps])
-    busy = np.array([sum(1 for r in st.rows if r[2] > 0) for st in steps]) / res.config.max_seqs
-    return float((busy * ms).sum() / ms.sum()) if ms.sum() > 0 else float("nan")
+    rows = np.array([sum(1 for r in st.rows if r[2] > 0) for st in steps])
+    return float((rows * ms).sum() / ms.sum()) if ms.sum() > 0 else float("nan")
+
+
+def slot_utilisation(res, backlogged: bool = False) -> float:
+    """Time-weighted share of places feeding tokens: ``mean_running / max_seqs``."""
+    return mean_running(res, backlogged) / res.config.max_seqs
 
 
 def summarize_decode(res, slo_ttft_ms: float | None = None, slo_tpot_ms: float | None = None) -> dict:
@@ -38,6 +45,9 @@ def summarize_decode(res, slo_ttft_ms: float | None = None, slo_tpot_ms: float |
            "tokens_per_s": 1000.0 * tok / span if span > 0 else float("nan"),
            "slot_util": slot_utilisation(res),
            "slot_util_backlogged": slot_utilisation(res, backlogged=True),
+           "mean_running": mean_running(res),
+           "stopped_early": int(sum(q.stopped and len(q.output) < q.max_new_tokens
+                                    for q in res.sequences)),
            "kv_peak_share": res.peak_kv_blocks / res.num_blocks if res.num_blocks else 0.0,
            "preemptions": int(sum(q.preemptions for q in res.sequences))}
     for name in ("ttft", "tpot", "e2e"):
@@ -65,5 +75,3 @@ def kv_waste(res) -> float:
     w = ms * held
     return float(1.0 - (ms * used).sum() / w.sum()) if w.sum() > 0 else 0.0
 
-
-summarize = summarize_decode  # the 0.1.0 name (labsupport.summarize is the encoder's)

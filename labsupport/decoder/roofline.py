@@ -6,19 +6,21 @@ slower of the two. KV reads add to the memory time: each sequence reads its cont
                     2 × params × B / flops)
 
 While memory time wins, a bigger batch costs (almost) nothing extra: decode is bound by
-memory bandwidth, and batching is how it pays. Published peak figures (dense BF16, SXM
-boards; NVIDIA's H100 and H200 Tensor Core GPU datasheets print twice the dense FLOPS, with
-structured sparsity) are in ``GPUS``.
+memory bandwidth, and batching is how it pays. A prefill of ``P`` prompt tokens is the same
+formula with ``batch = P`` rows: past the crossover it is compute-bound. Published peak
+figures (dense BF16, SXM boards; NVIDIA's H100 and H200 Tensor Core GPU datasheets print
+twice the dense FLOPS, with structured sparsity) are in ``GPUS``.
 """
 from __future__ import annotations
 
 import math
 
 from ..validate import check_float, check_int
+from .kvmath import GIB
 
 GPUS = {  # name: (memory bandwidth bytes/s, dense BF16 FLOP/s, memory bytes)
-    "H100 SXM": (3.35e12, 989e12, 80e9),
-    "H200 SXM": (4.8e12, 989e12, 141e9),
+    "H100 SXM": (3.35e12, 989e12, 80 * GIB),    # "80GB" of HBM3 is 80 GiB = 85.9e9 bytes
+    "H200 SXM": (4.8e12, 989e12, 141 * GIB),    # "141GB" of HBM3e, in the same binary units
 }
 
 

@@ -1,12 +1,12 @@
 """The model runner: a GPT-2-architecture decoder run over a paged KV cache.
 
 The weights and layers are a ``transformers`` ``GPT2LMHeadModel`` (built from a seeded
-config by ``tiny_gpt2``, or any local GPT-2 checkpoint via ``load_model``). Only the
+config by ``tiny_gpt2``, or any local GPT-2 checkpoint via ``load_decoder``). Only the
 attention is done here: each step packs every scheduled token into one ``[N, hidden]``
-batch for the dense layers (Orca's *selective batching*), writes the new K/V into the
-slots the ``BlockManager`` gave each sequence, and attends each row to its own cached
-tokens. So every row sits at its own position and rows join and leave between steps.
-Greedy decoding: the next token is the argmax.
+batch for the dense layers (Orca's *selective batching*; the packing is ``ragged.layout``),
+writes the new K/V into the slots the ``BlockManager`` gave each sequence, and attends each
+row to its own cached tokens. So every row sits at its own position, and rows join and
+leave between steps. Greedy decoding: the next token is the argmax.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import torch.nn.functional as F
 
 from ..device import get_device
 from .kvcache import BlockManager
+from .ragged import layout
 from .scheduler import StepPlan
 
 TINY = dict(n_layer=2, n_embd=128, n_head=4, vocab_size=1000, n_positions=512)  # fast on CPU
@@ -74,33 +75,16 @@ class ModelRunner:
         return self._w
 
     def _meta(self, plan: StepPlan, kv: BlockManager):
-        ids, pos, slots, rows, last = [], [], [], [], []
-        scratch = kv.num_blocks * kv.block_size
-        for seq, n, pad in zip(plan.seqs, plan.num_new, plan.pad):
-            start = seq.num_cached
-            if pad:          # a finished row of a static batch: same work, result dropped
-                ids.append(seq.output[-1])
-                pos.append(min(start, self.max_positions - 1))
-                slots.append(scratch)
-                rows.append((len(ids) - 1, 1, start - 1, seq.block_table[:kv.blocks_for(start)]))
-            else:
-                if start + n > self.max_positions:
-                    raise ValueError(f"sequence {seq.id} reaches {start + n} tokens, more than "
-                                     f"the model's n_positions={self.max_positions}")
-                ids += seq.token_slice(start, start + n)
-                pos += range(start, start + n)
-                slots += kv.slots(seq, start, start + n)
-                rows.append((len(ids) - n, n, start,
-                             seq.block_table[:kv.blocks_for(start + n)]))
-            last.append(len(ids) - 1)
+        lay = layout(plan, kv, self.max_positions)     # the packed step (``ragged``)
         d = self.device
         # decode rows (1 query) and prefill chunks attend in separate calls, so one long
         # prompt does not pad every decode row to its length
         groups = [self._group(g, kv.block_size)
-                  for g in _split_decode([r for r in rows if r[1] == 1])]
-        groups.append(self._group([r for r in rows if r[1] > 1], kv.block_size))
-        ids, pos, slots = torch.tensor([ids, pos, slots], device=d)   # one copy, 3 rows
-        return ids, pos, slots, [g for g in groups if g is not None], torch.tensor(last, device=d)
+                  for g in _split_decode([r for r in lay.rows if r[1] == 1])]
+        groups.append(self._group([r for r in lay.rows if r[1] > 1], kv.block_size))
+        ids, pos, slots = torch.tensor([lay.ids, lay.positions, lay.slots], device=d)
+        return ids, pos, slots, [g for g in groups if g is not None], torch.tensor(lay.last,
+                                                                                   device=d)
 
     def _group(self, rows, block_size: int):
         """Index tensors for one attention call over ``rows`` = (first packed index, queries,
@@ -181,14 +165,16 @@ def _split_decode(rows: list) -> list[list]:
     return [rows[:i], rows[i:]] if cost <= SPLIT_GAIN * len(n) * n[-1] else [rows]
 
 
-def run_requests(requests, model=None, *, clock: str = "wall", device=None, **knobs):
+def run_requests(requests, model=None, *, clock: str = "wall", device=None,
+                 max_new_tokens: int | None = None, eos_token_id: int | None = None, **knobs):
     """Replay ``requests`` (``payload`` = prompt token ids, ``output_len``, ``arrival`` ms)
     through a fresh ``Engine`` on the real model; the same call shape as
-    ``stepsim.simulate``, so one experiment runs on either."""
+    ``stepsim.simulate_steps``, so one experiment runs on either. Each request's cap is
+    ``max_new_tokens`` (None: its ``output_len``); ``eos_token_id`` ends an answer where
+    the model produces it."""
     from .engine import Engine
     from .scheduler import SchedulerConfig
     eng = Engine(ModelRunner(model, device=device), SchedulerConfig(**knobs), clock=clock)
-    return eng.run(requests)
+    return eng.run([(r.payload, r.output_len if max_new_tokens is None else max_new_tokens,
+                     r.arrival, r.id, eos_token_id) for r in requests])
 
-
-load_model = load_decoder  # the 0.1.0 name (the service's is load_embedder)

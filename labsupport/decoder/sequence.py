@@ -18,8 +18,11 @@ class Status(Enum):
 
 @dataclass(eq=False)
 class DecodeSequence:
-    """A prompt and the tokens generated for it. ``max_new_tokens`` is enforced exactly
-    (EOS is ignored), as the trace's generated-token count."""
+    """A prompt and the tokens generated for it. ``max_new_tokens`` is the cap the client
+    sent (an API's ``max_tokens``): the answer stops there at the latest. With
+    ``eos_token_id`` it stops earlier, at its own end: when it produces that token (kept in
+    ``output``, as ``transformers``' ``generate`` keeps it). The scheduler cannot know that
+    end in advance: it only knows the cap."""
     id: int
     prompt: list[int]
     max_new_tokens: int
@@ -36,6 +39,7 @@ class DecodeSequence:
     token_times: list[float] = field(default_factory=list)  # ms, one per output token
     block_hashes: list[int] = field(default_factory=list)  # names of its full blocks so far
     prefix_hit: int = 0                   # prompt tokens taken from the prefix cache
+    eos_token_id: int | None = None       # stop token (None: run to the cap)
 
     def __post_init__(self):
         if not self.prompt:
@@ -64,14 +68,19 @@ class DecodeSequence:
         return len(self) - self.num_cached
 
     @property
+    def stopped(self) -> bool:
+        """It produced its stop token (it ended before, or at, its cap)."""
+        return (self.eos_token_id is not None and bool(self.output)
+                and self.output[-1] == self.eos_token_id)
+
+    @property
     def done(self) -> bool:
-        return len(self.output) >= self.max_new_tokens
+        return len(self.output) >= self.max_new_tokens or self.stopped
 
     @property
     def max_len(self) -> int:
-        """KV tokens reserved for this sequence: prompt + max_new_tokens (one more than it
-        will ever store, since the last sampled token is never fed back: kept simple)."""
+        """KV tokens reserved for this sequence: prompt + max_new_tokens, the cap (one more
+        than it will ever store, since the last sampled token is never fed back: kept
+        simple). An answer that stops at its stop token uses less."""
         return len(self.prompt) + self.max_new_tokens
 
-
-Sequence = DecodeSequence  # the 0.1.0 name (typing.Sequence is another thing)

@@ -66,14 +66,28 @@ def block_grid(res) -> np.ndarray:
 
 
 def plot_blocks(res, ax=None, title: str | None = None):
-    """Which sequence holds which KV block, step by step (black: shared by several)."""
+    """Which sequence holds which KV block, step by step: a colour per sequence, black =
+    shared by several (a cached prefix), white = free; a red triangle above a step marks a
+    preemption (the victim's colour vanishes there)."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
     grid = block_grid(res)
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3))
     _paint(ax, grid, 0, (0.0, 0.0, 0.0))
-    ax.set(xlabel="step", ylabel="KV block", title=title or "block table over steps "
-           "(a colour per sequence, black = shared, white = free)")
+    hit = [j for j, st in enumerate(res.steps) if st.preempted]
+    top = grid.shape[0] - 0.5
+    if hit:
+        ax.plot(hit, [top] * len(hit), "v", color="red", ms=6, clip_on=False)
+    cmap = plt.get_cmap("tab20")
+    handles = [Patch(facecolor=cmap(0), label="held by one sequence (a colour each)"),
+               Patch(facecolor="black", label="shared by several (cached prefix)"),
+               Patch(facecolor="white", edgecolor="k", label="free"),
+               Line2D([], [], marker="v", color="red", ls="", label=f"preemption ({len(hit)})")]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7,
+              framealpha=0.9)
+    ax.set(xlabel="step", ylabel="KV block", title=title or "block table over steps")
     return ax
 
 

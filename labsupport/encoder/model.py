@@ -6,9 +6,10 @@
 Embedding = attention-mask mean pooling of the last hidden state, then L2 normalisation
 (what sentence-transformers computes for this model). Inputs are tokenized once, checked
 against ``max_length`` (256 tokens; ``oversize="error"`` raises ``TooLong``, ``"truncate"``
-cuts with a warning) and padded by ``labsupport.padding``. ``embed_static`` sends only fixed
-(batch, length) shapes to the model, the precondition for CUDA graphs / ``torch.compile``.
-``measure`` times real batches and ``fit_service_model`` turns them into a ``ServiceModel``.
+cuts with a warning) and padded by ``labsupport.batching.shapes``. ``embed_static`` sends
+only fixed (batch, length) shapes to the model, the precondition for CUDA graphs /
+``torch.compile``. ``measure`` times real batches (``notebook.claims.checked_fit`` turns
+them into a ``ServiceModel``).
 """
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ import numpy as np
 
 from ..device import get_device, sync, sync_timer
 from ..batching.shapes import OVERSIZE, TooLong, bucket_of, check_edges, pad
-from ..costs import ServiceModel
 from ..validate import check_choice, check_int
 
 DIM = 384  # MiniLM-L6's hidden size
@@ -189,14 +189,6 @@ class Encoder:
                         self.forward(ids, mask)
                 rows.append((n, L, float(np.min(times[warmup:]))))
         return rows
-
-    def fit_service_model(self, rows: list[tuple[int, int, float]] | None = None
-                          ) -> ServiceModel:
-        """``ServiceModel`` (fixed + per item + per padded token, ms) fitted to ``rows`` from
-        ``measure`` (measured now when None)."""
-        rows = rows if rows is not None else self.measure()
-        n, L, ms = (np.array(c, float) for c in zip(*rows))
-        return ServiceModel.fit(n, n * L, ms)
 
 
 @functools.lru_cache(maxsize=4)

@@ -1,13 +1,17 @@
 """Shared pieces of notebook 02's batcher checks (``labsupport.exercises.ex02``): run a
 student's batcher class through a scripted scenario on the virtual clock and say, in the
 student's terms, what went wrong. Also the two checks every batcher must pass: it serves
-the oldest waiting requests first, and a caller that gives up harms nobody else.
+the oldest waiting requests first, and a caller that gives up harms nobody else; and
+``concurrent_calls``, a real-clock probe of how many batches compute at the same time.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..sim.scenarios import ProbeResult, probe, virtual_model
+from ..sim.vclock import in_thread
+from .guard import is_stub, student
+from .plain import class_name, describe, describe_error, type_name
 
 EPS_MS = 0.5  # virtual-clock slack: model calls take no virtual time in these checks
 
@@ -19,17 +23,19 @@ def _shout(items: list) -> list:
 
 def _run(cls, ex: str, arrivals, items=None, *, model=_shout, max_batch=4, max_delay_ms=10.0,
          horizon_ms=2000.0, cancel_ms=None) -> ProbeResult:
-    if not isinstance(cls, type):
+    if not issubclass(type(cls), type):  # a class (type(cls): no code of the student's runs)
         raise AssertionError(f"{ex}: pass your batcher class itself (e.g. the class name), "
-                             f"not {type(cls).__name__}")
+                             f"not {type_name(cls)}")
     if items is None:
         items = [f"r{i}" for i in range(len(arrivals))]
-    res = probe(lambda f: cls(f, max_batch=max_batch, max_delay_ms=max_delay_ms), arrivals,
-                items, model=model, horizon_ms=horizon_ms, cancel_ms=cancel_ms)
+    res = student(ex, probe, lambda f: cls(f, max_batch=max_batch, max_delay_ms=max_delay_ms),
+                  arrivals, items, model=model, horizon_ms=horizon_ms, cancel_ms=cancel_ms)
     if res.setup_error is not None:
+        if is_stub(ex, res.setup_error):
+            raise res.setup_error  # the release stub: "not attempted" (guard.exercise_check)
         raise AssertionError(
-            f"{ex}: {cls.__name__}(infer_fn, max_batch=..., max_delay_ms=...) raised "
-            f"{type(res.setup_error).__name__}: {res.setup_error}")
+            f"{ex}: {class_name(cls)}(infer_fn, max_batch=..., "
+            f"max_delay_ms=...) raised {describe_error(res.setup_error)}")
     return res
 
 
@@ -45,13 +51,17 @@ def _no_hangs(res: ProbeResult, ex: str, when: str) -> None:
 def _right_results(res: ProbeResult, ex: str, model=_shout, allow_errors: bool = False) -> None:
     for o in res.outcomes:
         if o.status == "error" and not allow_errors:
-            raise AssertionError(f"{ex}: submit({o.item!r}) raised {type(o.value).__name__}: "
-                                 f"{o.value}; the model worked, so it should return a result")
+            raise AssertionError(f"{ex}: submit({o.item!r}) raised {describe_error(o.value)}; "
+                                 f"the model worked, so it should return a result")
         if o.status == "ok":
-            if isinstance(o.value, BaseException):
+            if issubclass(type(o.value), BaseException):
                 raise AssertionError(f"{ex}: submit({o.item!r}) returned an exception object "
                                      f"as its result; raise it to the caller instead "
                                      f"(future.set_exception)")
+            if type(o.value) is not str:  # the checks' models answer with plain strings
+                raise AssertionError(f"{ex}: submit({o.item!r}) returned {describe(o.value)} "
+                                     f"instead of its model output (a str); hand each caller "
+                                     f"exactly the object the model returned for it")
             want = model([o.item])[0]
             if o.value == want:
                 continue
@@ -106,8 +116,8 @@ def oldest_first(obj, ex: str) -> None:
 
 
 def _others_served(res: ProbeResult, ex: str, when: str, gave_up: set) -> None:
-    crash = f" (your batcher's task raised {type(res.task_errors[0]).__name__}: " \
-            f"{res.task_errors[0]})" if res.task_errors else ""
+    crash = f" (your batcher's task raised {describe_error(res.task_errors[0])})" \
+        if res.task_errors else ""
     for o in res.outcomes:
         if o.item in gave_up:
             continue
@@ -115,7 +125,7 @@ def _others_served(res: ProbeResult, ex: str, when: str, gave_up: set) -> None:
             raise AssertionError(f"{ex}: caller {o.item!r} did not give up, yet its request "
                                  f"was cancelled {when}; cancel only the caller that left")
         if o.status != "ok":
-            what = "waited forever" if o.status == "hung" else f"got {type(o.value).__name__}"
+            what = "waited forever" if o.status == "hung" else f"got {type_name(o.value)}"
             raise AssertionError(f"{ex}: caller {o.item!r} {what} {when}{crash}; a caller "
                                  f"that gives up must not harm the others: skip its future "
                                  f"(fut.done() is True) instead of setting it")
@@ -135,3 +145,47 @@ def cancel_safe(obj, ex: str, *, during_run: bool = False) -> None:
                    max_batch=4, max_delay_ms=5.0, cancel_ms=[None, 15.0, None, None])
         _others_served(res, ex, "after caller 'q' gave up while the model was running",
                        {"q"})
+
+
+OVERLAP_WAIT_S = 0.5  # how long the first model call waits for a second one to start
+
+
+def concurrent_calls(cls, n: int = 6, max_batch: int = 2) -> tuple[int, list]:
+    """Real clock (threads must really run): ``n`` requests at once to
+    ``cls(model, max_batch, max_delay_ms=1)``; the sync model holds its first call until a
+    second call starts, or ``OVERLAP_WAIT_S`` passes. Returns the most model calls that ran
+    at the same time, and what each caller got (a result or an exception)."""
+    import asyncio
+    import threading
+    lock, second = threading.Lock(), threading.Event()
+    state = {"active": 0, "peak": 0, "calls": 0}
+
+    def model(items):
+        with lock:
+            state["active"] += 1
+            state["calls"] += 1
+            state["peak"] = max(state["peak"], state["active"])
+            first = state["calls"] == 1
+            if state["active"] > 1:
+                second.set()
+        try:
+            if first:
+                second.wait(OVERLAP_WAIT_S)
+            return _shout(items)
+        finally:
+            with lock:
+                state["active"] -= 1
+
+    async def scenario():
+        batcher = cls(model, max_batch=max_batch, max_delay_ms=1.0)
+        try:
+            return await asyncio.wait_for(asyncio.gather(
+                *(batcher.submit(f"r{i}") for i in range(n)), return_exceptions=True),
+                timeout=10 * OVERLAP_WAIT_S)
+        finally:
+            close = getattr(batcher, "close", None)
+            if asyncio.iscoroutinefunction(close):
+                await close()
+    # a fresh real-clock loop in its own thread: the notebook's loop keeps running
+    out = in_thread(lambda: asyncio.run(scenario()), "ex02_5-probe")
+    return state["peak"], out

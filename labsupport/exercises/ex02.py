@@ -1,20 +1,24 @@
 """Checks for notebook 02 (the micro-batcher). Each batcher check drives the student's class
 through scripted arrivals on the virtual clock (``labsupport.sim.scenarios``), so a check takes
 milliseconds and gives the same verdict every time. Each check tests one behaviour only.
-The shared pieces live in ``batcher_probe``, the sweep and knee checks in ``ex02_knee``.
+The shared pieces live in ``batcher_probe``; the checks of the faults a batcher must survive
+(ex02_4, 5, 6, 9) in ``ex02_faults``, the sweep and knee checks in ``ex02_knee``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..sim.scenarios import ProbeResult, virtual_model
+from ..sim.scenarios import virtual_model
 from .batcher_probe import (EPS_MS, _batches_ok, _late, _no_hangs, _right_results, _run,
                             _shout, cancel_safe, oldest_first)
-from .ex02_knee import check_ex02_7, check_ex02_8, reference_sweep  # noqa: F401 (re-export)
+from .ex02_faults import check_ex02_4, check_ex02_5, check_ex02_6, check_ex02_9  # noqa: F401
+from .ex02_knee import check_ex02_7, check_ex02_8  # noqa: F401 (re-export)
+from .guard import case_rng, exercise_check
 
 
 # ---- ex02_1: the windowed micro-batcher -----------------------------------------------
 
+@exercise_check("ex02_1")
 def check_ex02_1(obj, hidden: bool = False) -> None:
     """``obj``: a batcher class ``(infer_fn, max_batch, max_delay_ms)`` with ``submit``."""
     ex = "ex02_1"
@@ -41,16 +45,21 @@ def check_ex02_1(obj, hidden: bool = False) -> None:
     cancel_safe(obj, ex)
     if not hidden:
         return
-    rng = np.random.default_rng(7)
-    arr = np.sort(rng.uniform(0, 100, 40))
-    res = _run(obj, ex, arr, max_batch=8, max_delay_ms=5.0)
+    rng = case_rng(ex, True)
+    n, span = int(rng.integers(30, 61)), float(rng.uniform(60.0, 150.0))
+    mb, delay = int(rng.integers(4, 13)), float(rng.uniform(3.0, 8.0))
+    arr = np.sort(rng.uniform(0, span, n))
+    arr[1] = arr[0] + rng.uniform(0.0, delay / 2)  # the first window certainly gets company
+    res = _run(obj, ex, arr, max_batch=mb, max_delay_ms=delay)
     _no_hangs(res, ex, "under steady random arrivals")
     _right_results(res, ex)
-    _batches_ok(res, ex, 8)
-    if len(res.calls) >= 40:
-        raise AssertionError(f"{ex}: 40 requests in 100 ms with a 5 ms window never shared a "
-                             f"batch; gather what arrives within the window")
-    res = _run(obj, ex, [0.0, 0.0, 0.0], max_batch=1, max_delay_ms=2.0)
+    _batches_ok(res, ex, mb)
+    if len(res.calls) >= n:
+        raise AssertionError(f"{ex}: {n} requests in {span:.0f} ms with a {delay:.1f} ms "
+                             f"window never shared a batch; gather what arrives within the "
+                             f"window")
+    k = int(rng.integers(2, 7))
+    res = _run(obj, ex, [0.0] * k, max_batch=1, max_delay_ms=float(rng.uniform(1.0, 5.0)))
     _no_hangs(res, ex, "with max_batch=1")
     _right_results(res, ex)
     _batches_ok(res, ex, 1)
@@ -58,6 +67,7 @@ def check_ex02_1(obj, hidden: bool = False) -> None:
 
 # ---- ex02_2: a full batch goes at once ------------------------------------------------
 
+@exercise_check("ex02_2")
 def check_ex02_2(obj, hidden: bool = False) -> None:
     ex = "ex02_2"
     res = _run(obj, ex, [0.0] * 4, max_batch=4, max_delay_ms=20.0)
@@ -83,15 +93,20 @@ def check_ex02_2(obj, hidden: bool = False) -> None:
                              f"window; keep the timer for requests that do not fill a batch")
     if not hidden:
         return
-    res = _run(obj, ex, [0.0, 10.0, 20.0, 25.0], max_batch=3, max_delay_ms=50.0)
-    _no_hangs(res, ex, "when a batch filled up over 20 ms")
+    rng = case_rng(ex, True)
+    mb, window = int(rng.integers(3, 6)), float(rng.uniform(30.0, 80.0))
+    fill = np.concatenate([[0.0], np.sort(rng.uniform(1.0, 0.6 * window, mb - 1))])
+    t_fill = float(fill[-1])
+    arr = [*fill.tolist(), t_fill + float(rng.uniform(1.0, window / 4))]
+    res = _run(obj, ex, arr, max_batch=mb, max_delay_ms=window)
+    _no_hangs(res, ex, f"when a batch filled up over {t_fill:.0f} ms")
     _right_results(res, ex)
-    _batches_ok(res, ex, 3)
-    if _late(res, 20.0, idx=slice(0, 3)):
-        raise AssertionError(f"{ex}: a batch that filled up when its 3rd request arrived at "
-                             f"20 ms still waited for the timer; check the size on every "
-                             f"arrival, not only on the first")
-    if _late(res, 50.0, idx=slice(3, 4)):
+    _batches_ok(res, ex, mb)
+    if _late(res, t_fill, idx=slice(0, mb)):
+        raise AssertionError(f"{ex}: a batch that filled up when its {mb}th request arrived at "
+                             f"{t_fill:.1f} ms still waited for the timer; check the size on "
+                             f"every arrival, not only on the first")
+    if _late(res, window, idx=slice(mb, mb + 1)):
         raise AssertionError(f"{ex}: a request arriving after a full batch left waited more "
                              f"than one window")
 
@@ -105,6 +120,7 @@ def _svc(n: int) -> float:
     return SERVICE[0] + SERVICE[1] * n
 
 
+@exercise_check("ex02_3")
 def check_ex02_3(obj, hidden: bool = False) -> None:
     ex = "ex02_3"
     model = virtual_model(_shout, *SERVICE)
@@ -132,130 +148,16 @@ def check_ex02_3(obj, hidden: bool = False) -> None:
                              f"the queued requests should go soon")
     if not hidden:
         return
-    res = _run(obj, ex, [0.0, 100.0, 250.0], model=model, max_batch=4, max_delay_ms=40.0)
+    rng = case_rng(ex, True)
+    delay = float(rng.uniform(20.0, 60.0))
+    gaps = rng.uniform(delay + 3 * _svc(1), delay + 150.0, int(rng.integers(3, 7)) - 1)
+    arr = np.concatenate([[0.0], np.cumsum(gaps)])
+    res = _run(obj, ex, arr, model=model, max_batch=int(rng.integers(2, 9)), max_delay_ms=delay)
     _no_hangs(res, ex, "with requests far apart")
     _right_results(res, ex)
     if _late(res, _svc(1)):
         raise AssertionError(f"{ex}: each of several well-separated requests should go at "
                              f"once; one took {np.nanmax(res.latency_ms):.1f} ms")
-
-
-# ---- ex02_4: an exception reaches its callers; the batcher keeps serving --------------
-
-def _fussy(items: list) -> list:
-    """A model that fails on any batch containing ``poison``."""
-    if "poison" in items:
-        raise ValueError("the model cannot handle 'poison'")
-    return _shout(items)
-
-
-def _errors_reach_callers(res: ProbeResult, ex: str, when: str) -> None:
-    _no_hangs(res, ex, when)
-    _right_results(res, ex, model=_shout, allow_errors=True)
-    for o in res.outcomes:
-        if o.item == "poison" and o.status != "error":
-            raise AssertionError(f"{ex}: the request that made the model raise got no "
-                                 f"exception; pass the model's exception to its caller")
-
-
-def check_ex02_4(obj, hidden: bool = False) -> None:
-    ex = "ex02_4"
-    res = _run(obj, ex, [0.0, 0.0, 0.0, 50.0], ["a", "poison", "b", "c"], model=_fussy,
-               max_batch=4, max_delay_ms=10.0)
-    _errors_reach_callers(res, ex, "after the model raised")
-    if res.outcomes[3].status != "ok":
-        raise AssertionError(f"{ex}: after one batch failed, a later request was not served; "
-                             f"the batcher must keep working after a model error")
-    if not hidden:
-        return
-    items = ["poison", "x", "y", "poison", "z"]
-    res = _run(obj, ex, [0.0, 0.0, 0.0, 0.0, 100.0], items, model=_fussy, max_batch=2,
-               max_delay_ms=5.0)
-    _errors_reach_callers(res, ex, "after two batches in a row failed")
-    if res.outcomes[4].status != "ok":
-        raise AssertionError(f"{ex}: after two failed batches a later request was not served")
-
-
-# ---- ex02_5: the model runs off the event loop ----------------------------------------
-
-def check_ex02_5(obj, hidden: bool = False) -> None:
-    ex = "ex02_5"
-    res = _run(obj, ex, [0.0, 0.0, 0.0], max_batch=4, max_delay_ms=10.0)
-    _no_hangs(res, ex, "with a synchronous model")
-    _right_results(res, ex)
-    if not res.calls:
-        raise AssertionError(f"{ex}: the model was never called")
-    if any(c.on_loop_thread for c in res.calls):
-        raise AssertionError(f"{ex}: the synchronous model ran on the event loop's thread, so "
-                             f"nothing else can happen while it computes; run it in a worker "
-                             f"thread (asyncio.to_thread or loop.run_in_executor) and await it")
-    if not hidden:
-        return
-    res = _run(obj, ex, [0.0] * 5 + [30.0] * 2, max_batch=2, max_delay_ms=5.0)
-    _no_hangs(res, ex, "over several batches")
-    _right_results(res, ex)
-    _batches_ok(res, ex, 2)
-    if any(c.on_loop_thread for c in res.calls):
-        raise AssertionError(f"{ex}: some batches still ran the model on the event loop")
-
-
-# ---- ex02_6: a wrong number of outputs is an error for the whole batch ----------------
-
-def _sloppy(items: list) -> list:
-    """A model that loses one output when ``drop`` is in the batch, adds one for ``extra``."""
-    out = _shout(items)
-    if "drop" in items:
-        return out[:-1]
-    if "extra" in items:
-        return out + ["?"]
-    return out
-
-
-def _whole_batch_failed(res: ProbeResult, ex: str, idx, what: str) -> None:
-    bad = [res.outcomes[i] for i in idx]
-    ok = [o.item for o in bad if o.status == "ok"]
-    if ok:
-        raise AssertionError(f"{ex}: when the model returned {what}, caller {ok[0]!r} still "
-                             f"got a result; with a wrong count nobody can tell which output "
-                             f"belongs to whom, so fail every caller of that batch with a "
-                             f"clear error")
-
-
-def check_ex02_6(obj, hidden: bool = False) -> None:
-    ex = "ex02_6"
-    res = _run(obj, ex, [0.0, 0.0, 0.0, 50.0], ["a", "drop", "b", "c"], model=_sloppy,
-               max_batch=4, max_delay_ms=10.0)
-    _no_hangs(res, ex, "when the model returned one output too few")
-    _whole_batch_failed(res, ex, range(3), "one output too few")
-    if res.outcomes[3].status != "ok" or res.outcomes[3].value != _shout(["c"])[0]:
-        raise AssertionError(f"{ex}: a later, well-formed batch was not answered correctly")
-    if not hidden:
-        return
-    res = _run(obj, ex, [0.0, 0.0, 40.0, 40.0], ["extra", "e", "f", "g"], model=_sloppy,
-               max_batch=2, max_delay_ms=5.0)
-    _no_hangs(res, ex, "when the model returned one output too many")
-    _whole_batch_failed(res, ex, range(2), "one output too many")
-    for o in res.outcomes[2:]:
-        if o.status != "ok" or o.value != _shout([o.item])[0]:
-            raise AssertionError(f"{ex}: a later, well-formed batch was not answered correctly")
-
-
-# ---- ex02_9: a caller that gives up -----------------------------------------------------
-
-def check_ex02_9(obj, hidden: bool = False) -> None:
-    """``obj``: a batcher class; one caller is cancelled, the others must all be answered."""
-    ex = "ex02_9"
-    cancel_safe(obj, ex, during_run=True)
-    if not hidden:
-        return
-    res = _run(obj, ex, [0.0] * 6, [f"c{i}" for i in range(6)], max_batch=3,
-               max_delay_ms=10.0, cancel_ms=[None, 2.0, None, 2.0, None, 2.0])
-    _no_hangs(res, ex, "when every other caller gave up (max_batch=3)")
-    for o in res.outcomes[::2]:
-        if o.status != "ok":
-            raise AssertionError(f"{ex}: with three of six callers gone, {o.item!r} got no "
-                                 f"result; skip every cancelled future, not only the first")
-    _right_results(res, ex)
 
 
 # exercise id -> the name the answer cell defines (tests/adapters.py reads it)

@@ -10,7 +10,8 @@ from ..metrics import find_knee, percentiles
 from ..costs import ServiceModel
 from ..sim.simulator import simulate
 from ..traffic import poisson
-from .guard import require_callable
+from .guard import case_rng, exercise_check, require_callable, student
+from .plain import describe, plain, plain_array
 
 
 def reference_sweep(requests, delays_ms, *, policy, max_batch, service) -> np.ndarray:
@@ -20,21 +21,35 @@ def reference_sweep(requests, delays_ms, *, policy, max_batch, service) -> np.nd
                      for d in delays_ms])
 
 
-_SWEEPS = [  # (rate_per_s, n, seed, max_batch, fixed_ms, per_item_ms, policy, delays)
-    (250, 1500, 3, 16, 8.0, 2.8, "window", np.arange(0, 81, 5.0)),
-    (600, 1500, 4, 16, 8.0, 1.0, "window", np.arange(0, 41, 2.5)),
-    (150, 800, 5, 8, 4.0, 1.5, "early", np.array([0.0, 2, 4, 8, 16, 32])),
-]
+# (rate_per_s, n, seed, max_batch, fixed_ms, per_item_ms, policy, delays): the visible sweep
+VISIBLE_SWEEP = (250, 1500, 3, 16, 8.0, 2.8, "window", np.arange(0, 81, 5.0))
 
 
+def _sweeps(rng: np.random.Generator | None, k: int = 2) -> list[tuple]:
+    """No ``rng`` (visible): ``VISIBLE_SWEEP``. Else ``k`` sweeps drawn from it."""
+    if rng is None:
+        return [VISIBLE_SWEEP]
+    out = []
+    for _ in range(k):
+        step = float(rng.choice([2.0, 2.5, 5.0, 10.0]))
+        delays = np.arange(0.0, step * int(rng.integers(6, 17)) + step / 2, step)
+        out.append((int(rng.integers(100, 700)), int(rng.integers(500, 1300)),
+                    int(rng.integers(1, 2**31)), int(rng.choice([4, 8, 16, 32])),
+                    float(np.round(rng.uniform(2.0, 10.0), 2)),
+                    float(np.round(rng.uniform(0.5, 3.0), 2)),
+                    str(rng.choice(["window", "early", "work_conserving"])), delays))
+    return out
+
+
+@exercise_check("ex02_7")
 def check_ex02_7(obj, hidden: bool = False) -> None:
     ex = "ex02_7"
     require_callable(ex, obj, "p99_vs_delay")
-    for rate, n, seed, mb, fx, pi, pol, ds in (_SWEEPS[1:] if hidden else _SWEEPS[:1]):
+    for rate, n, seed, mb, fx, pi, pol, ds in _sweeps(case_rng(ex, True) if hidden else None):
         reqs = poisson(rate, n, seed=seed)
         svc = ServiceModel(fx, pi)
-        got = obj(reqs, ds, policy=pol, max_batch=mb, service=svc)
-        got = np.asarray(got, dtype=float)
+        got = plain_array(ex, student(ex, obj, reqs, ds, policy=pol, max_batch=mb, service=svc),
+                          "your p99 latencies")
         if got.shape != (len(ds),):
             raise AssertionError(f"{ex}: return one p99 latency per delay: expected shape "
                                  f"({len(ds)},), got {got.shape}")
@@ -48,32 +63,35 @@ def check_ex02_7(obj, hidden: bool = False) -> None:
                 f"percentile of the per-request latency (np.percentile(..., 99)).")
 
 
-def _hockey(x, knee, slope, noise, seed):
+def _hockey(x, knee, slope, noise, seed, bend: float = 0.0):
+    """Flat, then climbing after ``knee`` (linearly, or curving up with ``bend``)."""
     rng = np.random.default_rng(seed)
-    y = 50 + 0.1 * x + np.where(x > knee, slope * (x - knee), 0.0)
+    past = np.where(x > knee, x - knee, 0.0)
+    y = 50 + 0.1 * x + slope * past + bend * past ** 2
     return y + rng.normal(0, noise, len(x))
 
 
+@exercise_check("ex02_8")
 def check_ex02_8(obj, hidden: bool = False) -> None:
     ex = "ex02_8"
     require_callable(ex, obj, "knee_delay")
-    cases = []
-    rate, n, seed, mb, fx, pi, pol, ds = _SWEEPS[0]
-    cases.append((ds, reference_sweep(poisson(rate, n, seed=seed), ds, policy=pol,
-                                      max_batch=mb, service=ServiceModel(fx, pi))))
-    if hidden:
-        rate, n, seed, mb, fx, pi, pol, ds = _SWEEPS[1]
-        cases.append((ds, reference_sweep(poisson(rate, n, seed=seed), ds, policy=pol,
-                                          max_batch=mb, service=ServiceModel(fx, pi))))
-        x = np.linspace(0, 100, 21)
-        cases.append((x, _hockey(x, 40.0, 30.0, 0.3, 1)))
-        x = np.linspace(0, 30, 16)
-        cases.append((x, _hockey(x, 22.0, 80.0, 0.2, 2)))
+    rate, n, seed, mb, fx, pi, pol, ds = VISIBLE_SWEEP
+    cases = [(ds, reference_sweep(poisson(rate, n, seed=seed), ds, policy=pol,
+                                  max_batch=mb, service=ServiceModel(fx, pi)))]
+    if hidden:  # curves with one clear knee, drawn from the grader's seed
+        rng = case_rng(ex, True)
+        for bend in (0.0, 0.0, float(rng.uniform(0.5, 2.0))):
+            top = float(rng.choice([30.0, 60.0, 100.0]))
+            x = np.linspace(0, top, int(rng.integers(12, 22)))
+            knee = float(rng.uniform(0.3, 0.7) * top)
+            cases.append((x, _hockey(x, knee, float(rng.uniform(20.0, 80.0)) * 100.0 / top,
+                                     float(rng.uniform(0.1, 0.3)), int(rng.integers(1, 2**31)),
+                                     bend * 100.0 / top)))
     for ds, lat in cases:
-        got = obj(np.array(ds), np.array(lat))
-        if not isinstance(got, (int, float, np.integer, np.floating)) or not math.isfinite(got):
+        got = plain(ex, student(ex, obj, np.array(ds), np.array(lat)), "your knee")
+        if type(got) not in (int, float) or not math.isfinite(got):
             raise AssertionError(f"{ex}: return the knee as one delay in ms (a number taken "
-                                 f"from delays_ms), got {got!r}")
+                                 f"from delays_ms), got {describe(got)}")
         if not np.any(np.isclose(ds, float(got))):
             raise AssertionError(f"{ex}: return one of the delays you were given (ms), not an "
                                  f"index or a new value; got {got!r}")
@@ -86,5 +104,3 @@ def check_ex02_8(obj, hidden: bool = False) -> None:
             raise AssertionError(f"{ex}: on a curve over {span} your knee at {got:g} ms is "
                                  f"{where}; look for the delay after which latency starts to "
                                  f"climb steeply")
-
-

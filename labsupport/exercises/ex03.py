@@ -9,7 +9,8 @@ import math
 import numpy as np
 
 from ..batching import plans, shapes
-from .guard import bounded, require_callable as _callable
+from .guard import bounded, case_rng, exercise_check, require_callable as _callable
+from .plain import describe, plain, plain_number
 
 
 def _seqs(rng, n, lo=1, hi=12):
@@ -18,18 +19,24 @@ def _seqs(rng, n, lo=1, hi=12):
 
 # ---- ex03_1: pad a batch with its mask ---------------------------------------------------
 
+@exercise_check("ex03_1")
 def check_ex03_1(obj, hidden: bool = False) -> None:
     """``obj(seqs, pad_id=0) -> (ids, mask)``: right-padded to the longest, mask 1 = real."""
     ex = "ex03_1"
     _callable(ex, obj, "pad_batch")
-    rng = np.random.default_rng(31 + hidden)
+    rng = case_rng(ex, hidden)
     cases = [([[7, 8, 9], [5], [6, 6]], 0), ([[3]], 0)] if not hidden else \
-        [(_seqs(rng, 6), -1), (_seqs(rng, 3, 4, 4), 0), (_seqs(rng, 9), 103)]
+        [(_seqs(rng, int(rng.integers(2, 10))), int(rng.integers(-2, 200))),
+         (_seqs(rng, int(rng.integers(2, 5)), 4, 4), 0),  # all of one length: nothing to pad
+         (_seqs(rng, int(rng.integers(5, 12)), 1, 20), int(rng.integers(100, 999)))]
     for seqs, pad_id in cases:
-        got = bounded(ex, obj, [list(s) for s in seqs], pad_id=pad_id)
-        if not (isinstance(got, tuple) and len(got) == 2):
-            raise AssertionError(f"{ex}: return a pair (ids, mask), got {type(got).__name__}")
-        ids, mask = (np.asarray(x) for x in got)
+        got = plain(ex, bounded(ex, obj, [list(s) for s in seqs], pad_id=pad_id))
+        if not (type(got) is tuple and len(got) == 2):
+            raise AssertionError(f"{ex}: return a pair (ids, mask), got {describe(got)}")
+        try:
+            ids, mask = (np.asarray(x) for x in got)
+        except ValueError:
+            raise AssertionError(f"{ex}: ids and mask must be rectangular arrays") from None
         want = shapes.pad(seqs, pad_id=pad_id)
         if ids.shape != want.shape or mask.shape != want.shape:
             raise AssertionError(f"{ex}: for {len(seqs)} sequences of lengths "
@@ -60,25 +67,33 @@ def check_ex03_1(obj, hidden: bool = False) -> None:
 
 # ---- ex03_2: bucket assignment -----------------------------------------------------------
 
+def _edges(rng) -> tuple[int, ...]:
+    """Increasing bucket edges with a narrow bucket (width 1) somewhere in them."""
+    edges = set(int(e) for e in rng.integers(2, 300, int(rng.integers(3, 7))))
+    narrow = int(rng.integers(3, 300))
+    return tuple(sorted(edges | {narrow, narrow + 1}))
+
+
+@exercise_check("ex03_2")
 def check_ex03_2(obj, hidden: bool = False) -> None:
     """``obj(length, edges) -> int``: index of the smallest edge >= length; ValueError above
     the last edge."""
     ex = "ex03_2"
     _callable(ex, obj, "bucket_index")
-    edges = (16, 32, 64, 128) if not hidden else (8, 12, 40, 41, 100, 256)
+    edges = (16, 32, 64, 128) if not hidden else _edges(case_rng(ex, True))
     probes = sorted({1, *edges, *(e + 1 for e in edges[:-1]), *(e - 1 for e in edges)} - {0})
     for n in probes:
-        got = bounded(ex, obj, n, edges)
+        got = plain(ex, bounded(ex, obj, n, edges))
         want = shapes.bucket_of(n, edges)
-        if got != want:
+        if type(got) is not int or got != want:
             at = "exactly on an edge" if n in edges else "just above an edge" \
                 if n - 1 in edges else "inside a bucket"
             raise AssertionError(
                 f"{ex}: bucket_index({n}, {edges}) returned {got!r}, which is wrong for a "
                 f"length {at}. A bucket holds lengths up to and including its edge")
-    over = edges[-1] + (1 if not hidden else 50)
+    over = edges[-1] + (1 if not hidden else int(case_rng(ex, True).integers(1, 100)))
     try:
-        got = bounded(ex, obj, over, edges)
+        got = plain(ex, bounded(ex, obj, over, edges))
     except ValueError:
         return
     except AssertionError:
@@ -94,7 +109,8 @@ def check_ex03_2(obj, hidden: bool = False) -> None:
 # ---- ex03_3: token-budget batches --------------------------------------------------------
 
 def _batches(ex, got, n):
-    if not isinstance(got, (list, tuple)) or not all(isinstance(b, (list, tuple)) for b in got):
+    if type(got) not in (list, tuple) or not all(type(b) in (list, tuple) for b in got) or \
+            not all(type(k) is int for b in got for k in b):
         raise AssertionError(f"{ex}: return a list of batches, each a list of indices")
     flat = [int(k) for b in got for k in b]
     if any(len(b) == 0 for b in got):
@@ -105,17 +121,25 @@ def _batches(ex, got, n):
     return [[int(k) for k in b] for b in got]
 
 
+@exercise_check("ex03_3")
 def check_ex03_3(obj, hidden: bool = False) -> None:
     """``obj(lengths, max_tokens) -> [[i, …], …]``: consecutive greedy batches with
     ``len(batch) × longest <= max_tokens``; ValueError for an input over the budget."""
     ex = "ex03_3"
     _callable(ex, obj, "budget_batches")
-    rng = np.random.default_rng(33 + hidden)
-    cases = [([5, 3, 8, 2, 2, 9], 16), ([4, 4, 4, 4], 8), ([7], 7)] if not hidden else \
-        [(rng.integers(1, 40, 50).tolist(), 120), (rng.integers(1, 9, 30).tolist(), 9),
-         ([10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 10], 10)]
+    rng = case_rng(ex, hidden)
+    if not hidden:
+        cases = [([5, 3, 8, 2, 2, 9], 16), ([4, 4, 4, 4], 8), ([7], 7)]
+    else:
+        top = int(rng.integers(20, 60))
+        exact = int(rng.integers(5, 15))  # an input exactly at the budget, ones around it
+        cases = [(rng.integers(1, top, int(rng.integers(30, 60))).tolist(),
+                  int(rng.integers(top, 4 * top))),
+                 (rng.integers(1, 9, int(rng.integers(20, 40))).tolist(),
+                  int(rng.integers(8, 12))),
+                 ([exact] + [1] * int(rng.integers(3, 12)) + [exact], exact)]
     for lengths, budget in cases:
-        got = _batches(ex, bounded(ex, obj, list(lengths), budget), len(lengths))
+        got = _batches(ex, plain(ex, bounded(ex, obj, list(lengths), budget)), len(lengths))
         for b in got:
             padded = shapes.padded_tokens([lengths[k] for k in b])
             if padded > budget:
@@ -127,10 +151,14 @@ def check_ex03_3(obj, hidden: bool = False) -> None:
             raise AssertionError(f"{ex}: with max_tokens={budget} you formed {len(got)} batches "
                                  f"where greedy filling needs {len(want)}: add each input to "
                                  "the current batch while the padded size stays within budget")
-    lengths = [3, 2, 30, 1] if not hidden else [1] * 5 + [200] + [1] * 5
-    budget = 20 if not hidden else 100
+    if not hidden:
+        lengths, budget = [3, 2, 30, 1], 20
+    else:
+        budget = int(rng.integers(20, 200))
+        lengths = [1] * int(rng.integers(1, 8)) + [budget + int(rng.integers(1, 100))] + \
+            [1] * int(rng.integers(1, 8))
     try:
-        got = bounded(ex, obj, lengths, budget)
+        got = plain(ex, bounded(ex, obj, lengths, budget))
     except ValueError:
         return
     except AssertionError:
@@ -145,24 +173,24 @@ def check_ex03_3(obj, hidden: bool = False) -> None:
 
 # ---- ex03_4: padding waste ---------------------------------------------------------------
 
+@exercise_check("ex03_4")
 def check_ex03_4(obj, hidden: bool = False) -> None:
     """``obj(lengths, batches) -> float``: padding share of computed tokens, 1 − real/padded."""
     ex = "ex03_4"
     _callable(ex, obj, "padding_share")
-    rng = np.random.default_rng(34 + hidden)
     cases = [([4, 4, 4], [[0, 1, 2]]), ([2, 8, 3, 3], [[0, 1], [2, 3]]),
              ([1, 5, 2], [[0, 2], [1]])]
     if hidden:
-        L = rng.integers(1, 100, 64).tolist()
-        cases = [(L, plans.fifo_batches(L, 8)), (L, plans.sorted_batches(L, 8, 64)),
-                 ([9, 1, 1, 1], [[0, 1, 2, 3]])]
+        rng = case_rng(ex, True)
+        L = rng.integers(1, 100, int(rng.integers(20, 80))).tolist()
+        mb = int(rng.integers(2, 12))
+        one = [int(rng.integers(5, 50))] + [1] * int(rng.integers(2, 6))  # one long, many short
+        cases = [(L, plans.fifo_batches(L, mb)), (L, plans.sorted_batches(L, mb, 64)),
+                 (one, [list(range(len(one)))])]
     for lengths, batches in cases:
-        got = bounded(ex, obj, list(lengths), [list(b) for b in batches])
+        val = plain_number(ex, bounded(ex, obj, list(lengths), [list(b) for b in batches]),
+                           "your share")
         want = plans.waste(lengths, batches)["share"]
-        try:
-            val = float(got)
-        except (TypeError, ValueError):
-            raise AssertionError(f"{ex}: return one number, got {type(got).__name__}") from None
         if not math.isclose(val, want, abs_tol=1e-9):
             hint = ("padding share is between 0 and 1: padding / padded, i.e. 1 − real/padded"
                     if not 0 <= val <= 1 else

@@ -9,12 +9,13 @@ import math
 import numpy as np
 
 from ..encoder.corpus import load_corpus
-from ..batching.policies import Bucketed
-from ..costs import ServiceModel
+from ..batching.bucketed import Bucketed
+from ..costs import ServiceModel, linear_fit
 from ..sim.simulator import simulate
 from ..traffic import bursty, poisson
 from .ex04_adaptive import TARGETS as _ADAPTIVE_TARGETS, check_ex04_4
-from .guard import bounded, require_callable as _callable
+from .guard import bounded, case_rng, exercise_check, require_callable as _callable, student
+from .plain import describe, plain, plain_array
 
 N_REQUESTS, SEEDS, BURSTINESS = 600, (0, 1), 4.0  # the traffic the ex04_3 check simulates
 
@@ -27,19 +28,21 @@ def _pool_ref(hidden, mask):
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
+@exercise_check("ex04_1")
 def check_ex04_1(obj, hidden: bool = False) -> None:
     """``obj(hidden [n, L, d], mask [n, L]) -> [n, d]``: mask-weighted mean, L2-normalised."""
     ex = "ex04_1"
     _callable(ex, obj, "mean_pool")
-    rng = np.random.default_rng(41 + hidden)
-    shapes = [(3, 5, 4), (1, 3, 6)] if not hidden else [(6, 9, 16), (4, 4, 8)]
+    rng = case_rng(ex, hidden)
+    shapes = [(3, 5, 4), (1, 3, 6)] if not hidden else \
+        [tuple(int(v) for v in rng.integers((2, 3, 4), (9, 13, 33))) for _ in range(2)]
     for n, L, d in shapes:
         h = rng.normal(size=(n, L, d))
         lens = rng.integers(1, L + 1, n)
         lens[0] = L if n == 1 else 1
         mask = (np.arange(L)[None, :] < lens[:, None]).astype(np.int64)
         h[mask == 0] += 50.0  # padding positions hold junk, as they do in a real model
-        got = np.asarray(bounded(ex, obj, h.copy(), mask.copy()), dtype=np.float64)
+        got = plain_array(ex, bounded(ex, obj, h.copy(), mask.copy()), "your embeddings")
         want = _pool_ref(h, mask)
         if got.shape != want.shape:
             raise AssertionError(f"{ex}: hidden states [{n}, {L}, {d}] must pool to shape "
@@ -61,27 +64,29 @@ def check_ex04_1(obj, hidden: bool = False) -> None:
 
 # ---- ex04_2: fit the service-time model --------------------------------------------------
 
+@exercise_check("ex04_2")
 def check_ex04_2(obj, hidden: bool = False) -> None:
     """``obj(rows) -> (fixed_ms, per_item_ms, per_token_ms)`` by least squares on
     ``ms ≈ fixed + per_item·n + per_token·n·L``."""
     ex = "ex04_2"
     _callable(ex, obj, "fit_costs")
-    rng = np.random.default_rng(42 + hidden)
-    truths = [(5.0, 0.5, 0.17), (0.8, 0.05, 0.002)] if not hidden else [(12.0, 1.5, 0.04)]
+    rng = case_rng(ex, hidden)
+    truths = [(5.0, 0.5, 0.17), (0.8, 0.05, 0.002)] if not hidden else \
+        [(float(rng.uniform(1.0, 20.0)), float(rng.uniform(0.01, 2.0)),
+          float(rng.uniform(0.001, 0.2)))]
     for truth in truths:
         grid = [(n, L) for n in (1, 4, 16, 32) for L in (16, 48, 128)]
         noise = 1 + (0.02 * rng.standard_normal(len(grid)) if hidden else 0)
         rows = [(n, L, ServiceModel(*truth).cost(n, n * L) * e)
                 for (n, L), e in zip(grid, np.broadcast_to(noise, len(grid)))]
-        got = bounded(ex, obj, list(rows))
-        try:
-            got = tuple(float(x) for x in got)
-            assert len(got) == 3
-        except Exception:
+        got = plain(ex, bounded(ex, obj, list(rows)), "your coefficients")
+        if type(got) not in (tuple, list, np.ndarray) or len(got) != 3 or not all(
+                type(x) in (int, float, np.float64) for x in list(got)):
             raise AssertionError(f"{ex}: return three numbers (fixed_ms, per_item_ms, "
-                                 f"per_token_ms), got {got!r:.80}") from None
+                                 f"per_token_ms), got {describe(got)}")
+        got = tuple(float(x) for x in got)
         n, L, ms = (np.array(c, float) for c in zip(*rows))
-        want = ServiceModel.fit(n, n * L, ms)
+        want = ServiceModel(*linear_fit([n, n * L], ms, robust=False))  # plain least squares
         pred = lambda c: c[0] + c[1] * n + c[2] * n * L
         err = np.abs(pred(got) - pred((want.fixed_ms, want.per_item_ms, want.per_token_ms)))
         if err.max() > 0.01 * ms.max():
@@ -96,9 +101,27 @@ def check_ex04_2(obj, hidden: bool = False) -> None:
 # ---- ex04_3: knobs that meet the SLO -----------------------------------------------------
 
 # (service, rate_per_s, slo_ms): a GPU-like and a CPU-like encoder; Poisson alone is easy
-SCENARIOS = {False: [(ServiceModel(3.0, 0.05, 0.002), 3000.0, 200.0),
-                     (ServiceModel(5.0, 0.5, 0.17), 40.0, 800.0)],
-             True: [(ServiceModel(2.0, 0.1, 0.004), 2000.0, 250.0)]}
+VISIBLE_SCENARIOS = [(ServiceModel(3.0, 0.05, 0.002), 3000.0, 200.0),
+                     (ServiceModel(5.0, 0.5, 0.17), 40.0, 800.0)]
+GRID = [(b, d) for b in (4, 8, 16, 32) for d in (5.0, 20.0)]  # knobs a hidden SLO is met by
+
+
+def _scenarios(ex: str, hidden: bool) -> list[tuple]:
+    """Visible: ``VISIBLE_SCENARIOS``. Hidden: an encoder drawn from the grader's seed,
+    loaded to a share of what one knob setting of ``GRID`` serves, with an SLO that this
+    setting meets on every request set (so a good pick exists), but not by much."""
+    if not hidden:
+        return VISIBLE_SCENARIOS
+    rng = case_rng(ex, True)
+    service = ServiceModel(float(np.round(rng.uniform(1.0, 6.0), 2)),
+                           float(np.round(rng.uniform(0.02, 0.6), 3)),
+                           float(np.round(rng.uniform(0.001, 0.01), 4)))
+    mb, delay = GRID[int(rng.integers(len(GRID)))]
+    tokens = float(np.mean(corpus_lengths()))
+    capacity = mb / service.cost(mb, mb * tokens) * 1000.0  # requests/s at full batches
+    rate = float(np.round(rng.uniform(0.2, 0.5) * capacity, 1))
+    worst = max(p99_bucketed(service, tr, mb, delay) for tr in slo_traffic(rate))
+    return [(service, rate, float(np.ceil(worst * rng.uniform(1.05, 1.5))))]
 
 
 def corpus_lengths() -> np.ndarray:
@@ -119,22 +142,24 @@ def p99_bucketed(service, traffic, max_batch, max_delay_ms) -> float:
     return float(np.percentile(res.latency, 99))
 
 
+@exercise_check("ex04_3")
 def check_ex04_3(obj, hidden: bool = False) -> None:
     """``obj(service, rate_per_s, slo_ms) -> {"max_batch": int, "max_delay_ms": float}`` whose
     bucketed p99 meets the SLO on every request set of ``slo_traffic(rate_per_s)``."""
     ex = "ex04_3"
     _callable(ex, obj, "pick_knobs")
-    for service, rate, slo in SCENARIOS[hidden]:
-        got = obj(service, rate, slo)
-        if not isinstance(got, dict) or not {"max_batch", "max_delay_ms"} <= set(got):
+    for service, rate, slo in _scenarios(ex, hidden):
+        got = plain(ex, student(ex, obj, service, rate, slo), "your knobs")
+        if type(got) is not dict or not {"max_batch", "max_delay_ms"} <= set(got):
             raise AssertionError(f"{ex}: return a dict with keys 'max_batch' and "
-                                 f"'max_delay_ms', got {got!r:.80}")
+                                 f"'max_delay_ms', got {describe(got)}")
         mb, delay = got["max_batch"], got["max_delay_ms"]
-        if isinstance(mb, bool) or not isinstance(mb, (int, np.integer)) or not 1 <= mb <= 4096:
-            raise AssertionError(f"{ex}: max_batch must be an int in [1, 4096], got {mb!r}")
-        if not isinstance(delay, (int, float, np.number)) or not (
-                math.isfinite(delay) and delay >= 0):
-            raise AssertionError(f"{ex}: max_delay_ms must be a number >= 0, got {delay!r}")
+        if type(mb) is not int or not 1 <= mb <= 4096:
+            raise AssertionError(f"{ex}: max_batch must be an int in [1, 4096], got "
+                                 f"{describe(mb)}")
+        if type(delay) not in (int, float) or not (math.isfinite(delay) and delay >= 0):
+            raise AssertionError(f"{ex}: max_delay_ms must be a number >= 0, got "
+                                 f"{describe(delay)}")
         for k, tr in enumerate(slo_traffic(rate)):
             p99 = p99_bucketed(service, tr, int(mb), float(delay))
             if p99 > slo:

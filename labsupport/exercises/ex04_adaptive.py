@@ -10,9 +10,10 @@ import numpy as np
 
 from ..batching.adaptive import dispatch_at as lab_dispatch_at
 from ..costs import ServiceModel
-from .guard import bounded, require_callable
+from .guard import bounded, case_rng, exercise_check, require_callable
+from .plain import plain_number
 
-TOY = ServiceModel(5.0, 0.2).cost           # the lab's toy model: 5 ms + 0.2 ms per request
+TOY = ServiceModel().cost                    # the lab's toy model
 SLOW = ServiceModel(40.0, 2.0).cost         # slower than the SLO below: always late
 CURVED = lambda n: 4.0 + 1.5 * math.sqrt(n)  # noqa: E731  not a straight line
 
@@ -28,7 +29,7 @@ def _cases(hidden: bool) -> list[tuple[str, tuple]]:
                 ("full", (3.0, 0.0, 12, 8, 50.0, TOY)),
                 ("late", (60.0, 0.0, 2, 8, 50.0, TOY)),
                 ("late", (0.0, 0.0, 1, 8, 30.0, SLOW))]
-    rng = np.random.default_rng(44)
+    rng = case_rng("ex04_4", True)
     out = []
     for _ in range(12):
         now = float(rng.uniform(0, 100))
@@ -39,7 +40,10 @@ def _cases(hidden: bool) -> list[tuple[str, tuple]]:
         oldest = now - float(rng.uniform(0, slo - model(n))) if rng.random() < 0.7 \
             else now - slo - 1.0
         out.append(("wait", (now, oldest, n, mb, slo, model)))
-    out.append(("full", (7.5, 1.0, 64, 64, 80.0, CURVED)))
+    mb = int(rng.integers(2, 129))
+    now = float(rng.uniform(1.0, 50.0))
+    out.append(("full", (now, now - float(rng.uniform(0.0, 5.0)), mb + int(rng.integers(0, 3)),
+                         mb, float(rng.uniform(20.0, 200.0)), CURVED)))
     return out
 
 
@@ -55,6 +59,7 @@ HINTS = {
 }
 
 
+@exercise_check("ex04_4")
 def check_ex04_4(obj, hidden: bool = False) -> None:
     """``obj(now_ms, oldest_arrival_ms, n_waiting, max_batch, slo_ms, predict_ms) -> float``:
     ``now_ms`` when full or late, else ``oldest_arrival_ms + slo_ms - predict_ms(n_waiting)``."""
@@ -63,12 +68,7 @@ def check_ex04_4(obj, hidden: bool = False) -> None:
     for kind, args in _cases(hidden):
         want = lab_dispatch_at(*args)
         kind = "late" if kind == "wait" and want == args[0] else kind
-        got = bounded(ex, obj, *args)
-        try:
-            got = float(got)
-        except (TypeError, ValueError):
-            raise AssertionError(f"{ex}: return a time in ms (a number), got {got!r:.60}") \
-                from None
+        got = plain_number(ex, bounded(ex, obj, *args), "your dispatch time")
         if not math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9):
             now, oldest, n, mb, slo, _ = args
             raise AssertionError(

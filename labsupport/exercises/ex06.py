@@ -1,29 +1,30 @@
 """Checks for notebook 06 (the continuous decoder). References: ``labsupport.decoder``'s
 scheduler (``kv_admission``) and step simulator; student functions run under the step
 limit of ``guard.bounded``, so an endless loop fails with a message instead of hanging.
-
-ex06_1..3 were ex05_1..3 in release 0.1.0: ``labsupport.exercises.ex05`` still offers
-``check_ex05_1..3`` (the same checks under their old ids) for gradebooks made then.
+ex06_7 (where a speed-up comes from) lives in ``ex06_speedup``, the packed-step checks
+(ex06_8, ex06_9) in ``ex06_step``, the prefix-cache ones (ex06_10, ex06_11) in
+``ex06_prefix``; all are re-exported here.
 """
 from __future__ import annotations
 
 from collections import deque
-from functools import partial
-
 import numpy as np
 
-from ..decoder import Sequence, metrics
+from ..decoder import DecodeSequence
 from ..decoder.scheduler import kv_admission as ref_kv_admission
-from ..decoder.stepsim import StepCost, simulate_steps
-from ..traffic import Request
 from . import slo_pick
-from .guard import bounded, require_callable as _callable
+from .ex06_prefix import check_ex06_10, check_ex06_11  # noqa: F401 (re-export)
+from .ex06_speedup import check_ex06_7  # noqa: F401 (re-export)
+from .ex06_step import check_ex06_8, check_ex06_9  # noqa: F401 (re-export)
+from .guard import bounded, case_rng, exercise_check, require_callable as _callable
+from .plain import describe, plain
 from .scheduler_parts import cases as _sched_cases
 from .scheduler_parts import compare
 
-TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_3": "head_to_head",
+TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_7": "speedup_parts",
            "ex06_4": "grow_or_preempt", "ex06_5": "admit_under_budget",
-           "ex06_6": "pick_max_seqs"}
+           "ex06_6": "pick_max_seqs", "ex06_8": "step_slots", "ex06_9": "ragged_mask",
+           "ex06_10": "prefix_hits", "ex06_11": "release_blocks"}
 
 
 # ---- ex06_1: one iteration: admit, run, retire -------------------------------------------
@@ -40,7 +41,7 @@ def _continuous_steps(lengths, max_seqs: int) -> int:
 
 
 def _drive(ex: str, obj, lengths, max_seqs: int) -> None:
-    seqs = [Sequence(i, [1], n) for i, n in enumerate(lengths)]
+    seqs = [DecodeSequence(i, [1], n) for i, n in enumerate(lengths)]
     running, waiting = [], deque(seqs)
     first_run: dict[int, int] = {}
     step = 0
@@ -68,9 +69,12 @@ def _drive(ex: str, obj, lengths, max_seqs: int) -> None:
             raise AssertionError(f"{ex}: after {limit} steps {len(waiting)} sequences still "
                                  "wait: each step must admit from waiting into free places")
         got = bounded(ex, obj, running, waiting, max_seqs, decode)
-        if not isinstance(got, (list, tuple)):
+        if type(got) not in (list, tuple):
             raise AssertionError(f"{ex}: return the list of sequences that finished in this "
-                                 f"step, got {type(got).__name__}")
+                                 f"step, got {describe(got)}")
+        if not all(any(s is q for q in seqs) for s in got):  # identity: no student object
+            raise AssertionError(f"{ex}: return the finished sequences themselves (the objects "
+                                 "from running), not copies or other objects")
         for s in got:
             if not s.done:
                 raise AssertionError(f"{ex}: sequence {s.id} was returned as finished but it "
@@ -97,21 +101,27 @@ def _drive(ex: str, obj, lengths, max_seqs: int) -> None:
             "place), then run, then retire: a place freed in this step is refilled in the next")
 
 
+@exercise_check("ex06_1")
 def check_ex06_1(obj, hidden: bool = False, ex: str = "ex06_1") -> None:
     """``obj(running, waiting, max_seqs, decode) -> finished``: one continuous iteration."""
     _callable(ex, obj, "schedule_step")
     if not hidden:
         cases = [([3, 1, 2, 5, 1], 2), ([2, 2, 2], 3)]
     else:
-        rng = np.random.default_rng(51)
-        cases = [([1], 1), ([4, 1, 1, 1, 6], 1), (rng.integers(1, 30, 40).tolist(), 7),
-                 (rng.integers(1, 5, 12).tolist(), 16)]
+        rng = case_rng(ex, True)
+        cases = [([int(rng.integers(1, 4))], 1),
+                 (rng.integers(1, 8, int(rng.integers(3, 7))).tolist(), 1),
+                 (rng.integers(1, 30, int(rng.integers(20, 50))).tolist(),
+                  int(rng.integers(2, 9))),
+                 (rng.integers(1, 5, int(rng.integers(5, 15))).tolist(),
+                  int(rng.integers(10, 20)))]
     for lengths, max_seqs in cases:
         _drive(ex, obj, [int(n) for n in lengths], max_seqs)
 
 
 # ---- ex06_2: the KV-budget admission check -----------------------------------------------
 
+@exercise_check("ex06_2")
 def check_ex06_2(obj, hidden: bool = False, ex: str = "ex06_2") -> None:
     """``obj(prompt_len, max_new_tokens, free_blocks, num_blocks, block_size, admission)``
     -> "admit" | "wait" | "reject"."""
@@ -121,24 +131,28 @@ def check_ex06_2(obj, hidden: bool = False, ex: str = "ex06_2") -> None:
                  (10, 7, 1, 4, 16, "on_demand"), (60, 10, 4, 4, 16, "reserve"),
                  (60, 10, 4, 4, 16, "on_demand"), (20, 20, 2, 8, 16, "on_demand")]
     else:
-        rng = np.random.default_rng(52)
+        rng = case_rng(ex, True)
         cases = [(int(rng.integers(1, 90)), int(rng.integers(1, 60)), int(f), int(n), int(b), a)
                  for _ in range(150)
                  for b in [int(rng.choice([1, 4, 8, 16]))]
                  for n in [rng.integers(1, 12)] for f in [rng.integers(0, n + 1)]
                  for a in ["reserve", "on_demand"]]
-        cases += [(16, 16, 2, 2, 16, "reserve"), (17, 15, 2, 2, 16, "reserve"),
-                  (1, 32, 2, 2, 16, "on_demand"), (1, 33, 5, 2, 16, "on_demand")]
+        b = int(rng.choice([4, 8, 16]))  # exactly at a block edge, and one token past it
+        k = int(rng.integers(1, 4))
+        cases += [(b * k, b * k, 2 * k, 2 * k, b, "reserve"),
+                  (b * k + 1, b * k - 1, 2 * k, 2 * k, b, "reserve"),
+                  (1, 2 * b * k, 2 * k, 2 * k, b, "on_demand"),
+                  (1, 2 * b * k + 1, 2 * k + 3, 2 * k, b, "on_demand")]
     for p, m, free, nb, bs, adm in cases:
-        got = bounded(ex, obj, p, m, free, nb, bs, adm)
+        got = plain(ex, bounded(ex, obj, p, m, free, nb, bs, adm))
         want = ref_kv_admission(p, m, free, nb, bs, adm)
-        if got == want:
+        if type(got) is str and got == want:
             continue
         call = (f"kv_admission(prompt_len={p}, max_new_tokens={m}, free_blocks={free}, "
                 f"num_blocks={nb}, block_size={bs}, admission={adm!r})")
-        if got not in ("admit", "wait", "reject"):
+        if type(got) is not str or got not in ("admit", "wait", "reject"):
             raise AssertionError(f"{ex}: return 'admit', 'wait' or 'reject'; {call} returned "
-                                 f"{got!r}")
+                                 f"{describe(got)}")
         if want == "reject":
             hint = ("this request needs more blocks than the whole budget: it can never run, "
                     "so waiting would queue it forever. Reject it")
@@ -155,52 +169,6 @@ def check_ex06_2(obj, hidden: bool = False, ex: str = "ex06_2") -> None:
         raise AssertionError(f"{ex}: {call} returned {got!r}: {hint}")
 
 
-# ---- ex06_3: the head-to-head ------------------------------------------------------------
-
-def _trace_like(n: int, seed: int, gap_ms: float = 3.0) -> list[Request]:
-    rng = np.random.default_rng(seed)
-    out = np.clip(np.round(rng.lognormal(3.3, 0.9, n)), 1, 150).astype(int)
-    return [Request(i, float(t), int(p), int(o)) for i, (t, p, o) in enumerate(
-        zip(np.cumsum(rng.exponential(gap_ms, n)), rng.integers(4, 60, n), out))]
-
-
-def _tps(res) -> float:
-    return metrics.summarize_decode(res)["tokens_per_s"]
-
-
-def check_ex06_3(obj, hidden: bool = False, ex: str = "ex06_3") -> None:
-    """``obj(requests, run, **knobs) -> {"continuous_tps", "request_tps", "speedup"}``."""
-    _callable(ex, obj, "head_to_head")
-    cost = StepCost(fixed_ms=0.5, per_seq_ms=0.08, per_token_ms=0.01, per_kv_ms=0.0002)
-    run = partial(simulate_steps, cost=cost)
-    if not hidden:
-        cases = [(_trace_like(60, 1), dict(max_seqs=8)),
-                 (_trace_like(20, 4, gap_ms=80.0), dict(max_seqs=8))]   # idle gaps
-    else:
-        same = [Request(i, 0.0, 20, 30) for i in range(24)]
-        cases = [(_trace_like(80, 2), dict(max_seqs=16, kv_budget_tokens=4096)),
-                 (same, dict(max_seqs=8)),
-                 (_trace_like(40, 3), dict(max_seqs=4, admission="reserve")),
-                 (_trace_like(30, 5, gap_ms=60.0), dict(max_seqs=4))]
-    for reqs, knobs in cases:
-        got = bounded(ex, obj, list(reqs), run, **knobs)
-        if not isinstance(got, dict) or not {"continuous_tps", "request_tps",
-                                             "speedup"} <= set(got):
-            raise AssertionError(f"{ex}: return a dict with keys 'continuous_tps', "
-                                 "'request_tps' and 'speedup'")
-        c = _tps(run(reqs, mode="continuous", **knobs))
-        r = _tps(run(reqs, mode="request", **knobs))
-        for key, want, what in (("continuous_tps", c, "mode='continuous'"),
-                                ("request_tps", r, "mode='request'")):
-            if not np.isclose(float(got[key]), want, rtol=1e-6):
-                raise AssertionError(
-                    f"{ex}: {key} is off for {len(reqs)} requests with {knobs}: run the same "
-                    f"requests and knobs with {what}, and count generated tokens per second "
-                    "from the first arrival to the last finish (ms → s), idle gaps included")
-        if not np.isclose(float(got["speedup"]), c / r, rtol=1e-6):
-            raise AssertionError(f"{ex}: speedup must be continuous_tps / request_tps")
-
-
 # ---- ex06_4, ex06_5: scheduler parts, run inside the real scheduler --------------------
 
 def _grow_hint(a, b) -> str:
@@ -213,18 +181,23 @@ def _grow_hint(a, b) -> str:
             "only when seq itself was preempted, True once kv.grow(seq, n_tokens) succeeded")
 
 
+@exercise_check("ex06_4")
 def check_ex06_4(obj, hidden: bool = False) -> None:
     """``obj(seq, n_tokens, running, kv, preempt) -> bool``: on-demand growth."""
     ex = "ex06_4"
     _callable(ex, obj, "grow_or_preempt")
 
     def rule(seq, n_tokens, running, kv, preempt):
-        out = bounded(ex, obj, seq, n_tokens, running, kv, preempt)
-        if not isinstance(out, bool):
+        def victim(v):  # a preempted sequence must be one of running, not an object of yours
+            if not any(v is r for r in running):
+                raise AssertionError(f"{ex}: preempt() takes a sequence from running")
+            return preempt(v)
+        out = bounded(ex, obj, seq, n_tokens, running, kv, victim)
+        if type(out) is not bool:
             raise AssertionError(f"{ex}: return True (seq holds its blocks) or False (seq "
                                  f"itself was preempted), got {out!r}")
         return out
-    for reqs, knobs in _sched_cases(hidden):
+    for reqs, knobs in _sched_cases(ex, hidden):
         compare(ex, reqs, knobs, _grow_hint, grow_fn=rule)
 
 
@@ -237,30 +210,37 @@ def _admit_hint(a, b) -> str:
             "budget is spent")
 
 
+@exercise_check("ex06_5")
 def check_ex06_5(obj, hidden: bool = False) -> None:
     """``obj(waiting, free_places, budget, admit, feed)``: continuous admission under the
     step's token budget, with chunked prefill."""
     ex = "ex06_5"
     _callable(ex, obj, "admit_under_budget")
 
-    def rule(*args):
-        return bounded(ex, obj, *args)
-    for reqs, knobs in _sched_cases(hidden):
+    def rule(waiting, free_places, budget, admit, feed):
+        def fed(seq, n):  # the token count reaches the scheduler as a plain int
+            n = plain(ex, n, "the n you feed")
+            if type(n) is not int:
+                raise AssertionError(f"{ex}: feed(seq, n) takes an int n, got {describe(n)}")
+            return feed(seq, n)
+        return bounded(ex, obj, waiting, free_places, budget, admit, fed)
+    for reqs, knobs in _sched_cases(ex, hidden):
         compare(ex, reqs, knobs, _admit_hint, admit_fn=rule)
 
 
 # ---- ex06_6: pick max_seqs for an SLO from a sweep ---------------------------------------
 
+@exercise_check("ex06_6")
 def check_ex06_6(obj, hidden: bool = False) -> None:
     """``obj(rows, slo_ttft_ms, slo_tpot_ms) -> max_seqs | None``: the row with the most
     goodput among those meeting both p99 SLOs, ties to the smaller ``max_seqs``."""
     ex = "ex06_6"
     _callable(ex, obj, "pick_max_seqs")
     for rows, ttft, tpot, what in slo_pick.cases(hidden):
-        got = bounded(ex, obj, [dict(r) for r in rows], ttft, tpot)
+        got = plain(ex, bounded(ex, obj, [dict(r) for r in rows], ttft, tpot))
         want = slo_pick.pick(rows, ttft, tpot)
-        if got is not None and (isinstance(got, bool) or not isinstance(got, (int, np.integer))):
-            raise AssertionError(f"{ex}: return an int max_seqs or None, got {got!r}")
+        if type(got) not in (int, type(None)):
+            raise AssertionError(f"{ex}: return an int max_seqs or None, got {describe(got)}")
         if got == want and (got is None) == (want is None):
             continue
         raise AssertionError(

@@ -1,14 +1,21 @@
-"""Run student code under a step limit: an endless loop becomes an AssertionError with a
-message, instead of hanging the grader."""
+"""What every check does around the student's code: hidden cases from the grader's secret
+(``case_rng``), a step limit (``bounded``: an endless loop becomes an AssertionError with a
+message, instead of hanging the grader), one gateway for calling the student's code
+(``student``: the trusted pass watches it for the lab's reference implementations there),
+and the release stub seen as "not attempted" (``exercise_check``)."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import secrets
 import sys
 import zlib
+from typing import Any, Callable
 
 import numpy as np
+
+from ..paths import autograde_mode
 
 STEP_LIMIT = 2_000_000  # traced Python lines per call: ~100× what a correct answer needs
 GRADER_SEED_ENV = "LAB_GRADER_SEED"  # set by the grader per grading run, never shipped
@@ -39,7 +46,24 @@ class TooManySteps(AssertionError):
 def require_callable(ex: str, obj, name: str) -> None:
     """AssertionError naming ``ex`` unless ``obj`` is a function (or other callable)."""
     if not callable(obj):
-        raise AssertionError(f"{ex}: pass your function {name} itself, got {type(obj).__name__}")
+        raise AssertionError(f"{ex}: pass your function {name} itself, got "
+                             f"{type.__dict__['__name__'].__get__(type(obj), type)}")
+
+
+# The trusted pass sets this to ``tripwire.Tripwire``: a context manager factory,
+# ``WATCH(ex)``, that marks the item when one of ``ex``'s reference functions runs.
+WATCH: Callable[[str], Any] | None = None
+
+
+def student(ex: str, fn, *args, **kw):
+    """``fn(*args, **kw)``: the student's code, called by ``ex``'s check. Every check calls
+    the student's function or class through here, so that in the trusted pass the lab's
+    own implementations of ``ex`` are watched exactly while the student's code runs."""
+    watch = WATCH
+    if watch is None:
+        return fn(*args, **kw)
+    with watch(ex):
+        return fn(*args, **kw)
 
 
 def bounded(ex: str, fn, *args, **kw):
@@ -57,6 +81,49 @@ def bounded(ex: str, fn, *args, **kw):
     old = sys.gettrace()
     sys.settrace(tracer)
     try:
-        return fn(*args, **kw)
+        return student(ex, fn, *args, **kw)
     finally:
         sys.settrace(old)
+
+
+# ---- the release stub: "not attempted" ------------------------------------------------
+
+class NotAttempted(AssertionError):
+    """Under autograde: the answer cell still holds the release stub (scores 0)."""
+
+
+def is_stub(ex: str, obj) -> bool:
+    """Whether ``obj`` is the release stub's ``NotImplementedError("<ex>: …")`` (raised by
+    the stub, or bound to the answer's name by it)."""
+    if type(obj) is not NotImplementedError or not obj.args:
+        return False
+    first = obj.args[0]
+    return type(first) is str and first.startswith(f"{ex}:")
+
+
+def not_attempted(ex: str) -> None:
+    """Outside autograde: say so and go on (Run All reaches the end of an unsolved
+    notebook). Under autograde: ``NotAttempted``, so the item scores 0."""
+    if autograde_mode():
+        raise NotAttempted(f"{ex}: not attempted (the answer cell still holds the stub)")
+    print(f"{ex} not attempted yet")
+
+
+def exercise_check(ex: str):
+    """Decorator of ``check_<ex>(obj, hidden=False)``: an answer still at the release stub
+    is "not attempted" (``not_attempted``); anything else is checked. The undecorated
+    check stays reachable as ``check.__wrapped__`` (the notebooks' fallbacks use it)."""
+    def decorate(check):
+        @functools.wraps(check)
+        def checked(obj, hidden: bool = False, **kw):
+            __tracebackhide__ = True
+            if is_stub(ex, obj):
+                return not_attempted(ex)
+            try:
+                return check(obj, hidden, **kw)
+            except NotImplementedError as err:
+                if not is_stub(ex, err):
+                    raise
+            return not_attempted(ex)
+        return checked
+    return decorate

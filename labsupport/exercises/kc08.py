@@ -1,29 +1,27 @@
-"""Checks behind notebook 08, the knowledge check (items ``kc08_01`` … ``kc08_26``).
+"""Checks behind notebook 08, the knowledge check (items ``kc08_01`` … ``kc08_24``).
 
-The answer key is not stored here: only salted hashes of normalised answers. A short
-answer passes when, for each concept the item needs, one of its hashed synonyms
-appears among the answer's word n-grams — so answers worded differently, in prose or as
-the lab's parameter names, pass alike. ``check_kc08_NN(answer)`` only checks the form
-of an answer (the self-check students see); ``hidden=True`` (the graded part) also
-checks the content and, when wrong, says only where to re-read.
+This module holds no answer. ``FORM`` says what form each item's answer takes (a letter, a
+truth value, a number, a few words); ``check_kc08_NN(answer)`` checks only that form (the
+self-check students see). The content is judged against the answer key, which is
+grader-only material (``grader/kc08.json``, read through ``answer_key``): by the trusted
+pass of ``labsupport grade autograde``, in the grader's own process (``content``), and in
+self-study mode (``kc08_feedback``; ``check_kc08_NN(answer, hidden=True)``), which reveal
+the answers to whoever has the key.
 
-Trainers add a synonym by hashing it: ``python -m labsupport.exercises.kc08 kc08_01 "linger"``
-prints the digest to add to that item's concept group.
-
-Release 0.2.0 numbered this notebook 07 (items ``kc07_NN``). The digests were salted with
-those ids and still are (``salt_id``), so nothing was re-hashed; ``check_kc07_NN`` and the
-module path ``labsupport.exercises.kc07`` (``labsupport/moved.py``) keep working for
-nbgrader's stored test cells and for notebooks released before the renumbering.
+A short answer is right when, for each concept the key lists for it, one of that concept's
+phrases appears among the answer's word n-grams and no negation denies it — so answers
+worded differently, in prose or as the lab's parameter names, pass alike.
 """
 from __future__ import annotations
 
-import hashlib
 import re
-import sys
 from dataclasses import dataclass
 
-SALT = "labsupport-kc07-v1"
-LEGACY = "kc07_"  # the items' prefix in 0.2.0: it stays in the salt and in check_kc07_NN
+from . import answer_key
+from .guard import exercise_check
+from .plain import describe
+
+KEY_FILE = "kc08"  # grader/kc08.json: the key the content is judged against
 MAX_WORDS = 30  # short answers are short; a word list of every concept cannot pass
 OBJECTIVES = {  # the lesson's six learning objectives, in short
     1: "what dynamic (windowed) batching is, and its two knobs",
@@ -44,13 +42,26 @@ WHERE = {  # objective -> what to re-read
 
 
 @dataclass(frozen=True)
-class Item:
+class Form:
     kind: str                 # "mc" | "tf" | "short" | "number"
     objective: int            # 1..6, see OBJECTIVES
-    key: tuple = ()           # hashes: one per accepted answer, or one group per concept
     options: str = ""         # mc: the allowed letters
     digits: int = 0           # number: decimals compared
     percent: bool = False     # number: "60 %" means 0.6
+
+
+FORM: dict[str, Form] = {
+    "kc08_01": Form("short", 1), "kc08_02": Form("tf", 2), "kc08_03": Form("mc", 4, "abc"),
+    "kc08_04": Form("short", 6), "kc08_05": Form("tf", 3), "kc08_06": Form("mc", 2, "abc"),
+    "kc08_07": Form("short", 1), "kc08_08": Form("tf", 4), "kc08_09": Form("mc", 1, "abc"),
+    "kc08_10": Form("short", 2), "kc08_11": Form("number", 3, digits=0),
+    "kc08_12": Form("number", 3, digits=2, percent=True), "kc08_13": Form("short", 3),
+    "kc08_14": Form("mc", 3, "abc"), "kc08_15": Form("mc", 5, "abc"),
+    "kc08_16": Form("short", 5), "kc08_17": Form("tf", 5),
+    "kc08_18": Form("number", 6, digits=0), "kc08_19": Form("mc", 6, "abc"),
+    "kc08_20": Form("number", 6, digits=2, percent=True), "kc08_21": Form("mc", 4, "abc"),
+    "kc08_22": Form("tf", 6), "kc08_23": Form("mc", 2, "abc"), "kc08_24": Form("short", 5),
+}
 
 
 def _plural(word: str) -> str:
@@ -66,17 +77,6 @@ def _plural(word: str) -> str:
 def tokens(text: str) -> list[str]:
     """Lower-case words, split at anything not a letter or digit, plurals folded."""
     return [_plural(w) for w in re.findall(r"[a-z0-9]+", text.lower())]
-
-
-def salt_id(item: str) -> str:
-    """The id ``item`` is salted with: its 0.2.0 name (``kc08_05`` -> ``kc07_05``)."""
-    return LEGACY + item.split("_", 1)[1]
-
-
-def digest(item: str, phrase: str) -> str:
-    """The salted hash of one normalised answer or synonym phrase."""
-    norm = " ".join(tokens(phrase)) if not re.fullmatch(r"-?[\d.]+", phrase) else phrase
-    return hashlib.sha256(f"{SALT}|{salt_id(item)}|{norm}".encode()).hexdigest()[:20]
 
 
 # A negation cue denies what follows it up to the end of its clause ("not the KV cache but
@@ -113,9 +113,10 @@ def _denied_after(words: list[str], end: int) -> bool:
     return False
 
 
-def _affirmed(item: str, answer: str) -> set[str]:
-    """Digests of the answer's n-grams that no negation cue denies: one before them in
-    their clause, one right after them, or a clause of denial words next."""
+def affirmed(answer: str) -> set[str]:
+    """The answer's word n-grams (n ≤ 3, normalised by ``tokens``) that no negation cue
+    denies: one before them in their clause, one right after them, or a clause of denial
+    words next."""
     out = set()
     clauses = [tokens(c or "") for c in CLAUSE_END.split(ALL_BUT.sub(" not ", answer))]
     clauses = [c for c in clauses if c]
@@ -128,13 +129,13 @@ def _affirmed(item: str, answer: str) -> set[str]:
             for i in range(len(words) - n + 1):
                 denied_after = any(_denied_after(words, i + n + k) for k in range(4))
                 if not any(j < i for j in cues) and not denied_after:
-                    out.add(digest(item, " ".join(words[i:i + n])))
+                    out.add(" ".join(words[i:i + n]))
     return out
 
 
 # --- form: what the self-check tells the student -------------------------------------
 
-def _letter(item: str, spec: Item, answer) -> str:
+def _letter(item: str, spec: Form, answer) -> str:
     letters = ", ".join(spec.options)
     if isinstance(answer, str):
         m = re.fullmatch(r"\s*\(?\s*([a-zA-Z])\s*[).]?\s*", answer)
@@ -163,7 +164,7 @@ def _words(item: str, answer) -> list[str]:
     return words
 
 
-def _number(item: str, spec: Item, answer) -> float:
+def _number(item: str, spec: Form, answer) -> float:
     if isinstance(answer, bool):
         answer = None
     if isinstance(answer, (int, float)):
@@ -177,76 +178,66 @@ def _number(item: str, spec: Item, answer) -> float:
     raise AssertionError(f"{item}: answer with a number{hint} (got {answer!r})")
 
 
-# --- content: the graded part ----------------------------------------------------------
+# --- content: judged against the grader's key ------------------------------------------
 
-def _correct(item: str, spec: Item, answer) -> bool:
+def _plain_answer(item: str, answer):
+    """Answers are plain values: a subclass of str or int could answer every comparison."""
+    if type(answer) not in (str, bool, int, float):
+        raise AssertionError(f"{item}: answer with a plain str, bool or number, not "
+                             f"{describe(answer)}")
+    return answer
+
+
+def correct(item: str, answer, entry: dict) -> bool:
+    """Whether ``answer`` is right for ``item`` by its key ``entry`` (``grader/kc08.json``).
+    A malformed answer raises the form's AssertionError."""
+    spec = FORM[item]
+    answer = _plain_answer(item, answer)
     if spec.kind == "mc":
-        return digest(item, _letter(item, spec, answer)) in spec.key
+        return _letter(item, spec, answer) == str(entry["answer"]).lower()
     if spec.kind == "tf":
-        return digest(item, _truth(item, answer)) in spec.key
+        return _truth(item, answer) == str(bool(entry["answer"])).lower()
     if spec.kind == "number":
-        value = round(_number(item, spec, answer), spec.digits)
-        return digest(item, f"{value:.{spec.digits}f}") in spec.key
+        d = spec.digits
+        got = round(_number(item, spec, answer), d)
+        return f"{got:.{d}f}" == f"{float(entry['answer']):.{d}f}"
     _words(item, answer)  # the form: a short string
-    grams = _affirmed(item, answer)
-    return all(grams & set(group) for group in spec.key)
+    grams = affirmed(answer)
+    return all(grams & {" ".join(tokens(p)) for p in group} for group in entry["concepts"])
+
+
+def wrong_answer(item: str, answer, key: dict) -> str | None:
+    """None when ``answer`` is right by ``key``, else the message a student may read: where
+    to re-read (never the answer). Used by the trusted pass, in the grader's process."""
+    if item not in key:
+        return f"{item}: the answer key has no entry for this item; grade it by hand"
+    try:
+        ok = correct(item, answer, key[item])
+    except AssertionError as err:
+        return str(err)
+    return None if ok else f"{item}: not correct yet — re-read {WHERE[FORM[item].objective]}."
 
 
 def check(item: str, answer, hidden: bool = False) -> None:
-    """Check ``answer`` for ``item``: its form always, its content when ``hidden``."""
+    """Check ``answer`` for ``item``: its form always; its content with ``hidden``, which
+    needs the grader's key (self-study mode: it is there only for whoever has
+    ``grader/``)."""
     __tracebackhide__ = True  # pytest shows only the caller's line
-    spec = KEY[item]
+    spec = FORM[item]
+    _plain_answer(item, answer)
     {"mc": lambda: _letter(item, spec, answer), "tf": lambda: _truth(item, answer),
      "short": lambda: _words(item, answer),
      "number": lambda: _number(item, spec, answer)}[spec.kind]()
-    if hidden and not _correct(item, spec, answer):
-        raise AssertionError(f"{item}: not correct yet — re-read {WHERE[spec.objective]}.")
-
-
-# The key: salted hashes only (generated; see the module docstring to add synonyms).
-KEY: dict[str, Item] = {}  # filled below
-
-# @generated-key-begin
-KEY["kc08_01"] = Item("short", 1, (
-    ('2453ce1cb5c868aa103d', '6e72eb75d42e799882e7', '8948449f5424fbb439f6', 'c34cd0d4a96dfd263e77', 'cf54522964dda6216d41'),
-    ('191bb97d745a8a66874a', '2238fdc4a084ee0cd4dc', '2b53c799aa5c8703ea94', '327a6b1c6b55e0123e45', '52ffef5fcb81dbc92601', '6d31a022960bc45f0679', '71df7135579f58e9fccc', '7cd75a7f0540d53535ee', 'a2a8224e9cb1705c35e8', 'f0a5009fe3bfc0907620', 'fbc1645a405f27206eaa'),
-))
-KEY["kc08_02"] = Item("tf", 2, ('4cda581f8c8b5fea3e71',))
-KEY["kc08_03"] = Item("mc", 4, ('13cc034ffc43ce75e9f3',), options="abc")
-KEY["kc08_04"] = Item("short", 6, (
-    ('0527dbb9fab458ac0dc0', '1ea120ba820080b5c980', '37d06f64d7369df26be0', '3ec6433747ea4ad8ad2d', '4caacfb02bb58b1a286f', '5948090c770a86dff912', '6596fcd1a796893a93f2', '7c474a89b8652c20e22b', '80182897dfe61b477856', '8f5694a5127b14c68c95', '999be426857e31bc8270', 'c68467e5a231f2596650', 'e501917fdf3f73716b69', 'e8988c5f58ecb1eb456a'),
-))
-KEY["kc08_05"] = Item("tf", 3, ('9660f4e95cf72f31ed9a',))
-KEY["kc08_06"] = Item("mc", 2, ('b670f0258b4af352691f',), options="abc")
-KEY["kc08_07"] = Item("short", 1, (
-    ('02863c7b0a51fa2f41af', '0570e4ccbb4de6864f33', '06f82ec75dbdcd615c9d', '1465fa9defa1d08f7aa3', '38b217381ba6adfea3ff', '44e66ae545a692361f93', '5f2f24f31b8370e71800', '6d777ef2df034c5ba390', '7dd3e2aa58a3f984170e', '817e3e4952229427b10e', '89fe49e2b493e0157069', '9becb31339109d8fc82d', 'acb252051d54f8e9f49f', 'b04c0ecc930dbc78a25d', 'bd6312232a31baa37790', 'd344d9d78cca98d22aa8', 'f891af051357c131e310', 'fb515989ffe79226404a'),
-))
-KEY["kc08_08"] = Item("tf", 4, ('e9c7584f2226ae8f0ca5',))
-KEY["kc08_09"] = Item("mc", 1, ('e1b3fdde055ad35e8bed',), options="abc")
-KEY["kc08_10"] = Item("short", 2, (
-    ('4264dc550a95ab8c374c', 'a168c910bc2b99752de5', 'a1ca63d953a781cc76a2', 'aa76491e256c7a83a4d7', 'b36a393632068ed98668', 'b684d946c0a61125542a', 'bcc4f99b6bbd255306c0', 'de1f465059aa684a0c24', 'f3f54b3e60379ff50547'),
-))
-KEY["kc08_11"] = Item("number", 3, ('13e972c36ed27d5b211e',), digits=0)
-KEY["kc08_12"] = Item("number", 3, ('c9f224c52469b46bdc43',), digits=2, percent=True)
-KEY["kc08_13"] = Item("short", 3, (
-    ('3d339d218ad5e5979eb9', '48eb64c290fc236f13e0', 'aefea1204b26833f348d', 'ce161810e085ee96a237', 'de547fac3c2c288ca04c', 'e55315ae2a4a928ac799', 'f10cf3c7fa9b6af876e0'),
-))
-KEY["kc08_14"] = Item("mc", 3, ('f032ecea03bcbc4e2411',), options="abc")
-KEY["kc08_15"] = Item("mc", 5, ('cbcf23315d3643c060b0',), options="abc")
-KEY["kc08_16"] = Item("short", 5, (
-    ('01c91a7477c9361c4075', '5d6ead1ea759b0dd6193', 'e5f4e7f70c2f3b2afc80', '102e02dd1f91d20441a2', '49b0882e19ab7dcdbd71', 'fa8d4fbd0dc7179fbb36', '659e8ece620a469f5f25', '1564da25413b2cb6f90f', 'b41d2b9f7ee1c334108b', 'c69ae6045cb2d0d4d3e7', 'ffe51f6cdeecb2d796c8', '62cd56dc8de244efb797', '60e4056948e7ff614c99', '6868721327d36d07f9c6', '7e61ca9276b652b5d76f', 'ad64e0462af7e32cf18e', 'b0c68137962be47cf41a', 'e4d101a813915e026f9e', 'f4c11a9a3bd677a7b5ad'),
-))
-KEY["kc08_17"] = Item("tf", 5, ('8596ee3b59c3fb7f8b7f',))
-KEY["kc08_18"] = Item("number", 6, ('353f71b24c94b6407779',), digits=0)
-KEY["kc08_19"] = Item("mc", 6, ('cb80238278748c95d628',), options="abc")
-KEY["kc08_20"] = Item("number", 6, ('722717deb43045f44a5f',), digits=2, percent=True)
-KEY["kc08_21"] = Item("mc", 4, ('e916dfc533cfc185e827',), options="abc")
-KEY["kc08_22"] = Item("tf", 6, ('487feaeb72e5b22a7d1b',))
-KEY["kc08_23"] = Item("mc", 2, ('715e96a013665e827ffa',), options="abc")
-KEY["kc08_24"] = Item("short", 5, (
-    ('6ee32b2e1b5a5d844f18', '960b5728f08df916db8a'),
-))
-# @generated-key-end
+    if not hidden:
+        return
+    key = answer_key.load(KEY_FILE)
+    if key is None:
+        raise AssertionError(f"{item}: the form is right; the content is checked against the "
+                             "answer key, which only your trainer (or self-study mode, with "
+                             "the course's grader/ folder) has")
+    message = wrong_answer(item, answer, key)
+    if message:
+        raise AssertionError(message)
 
 
 def _make_check(item: str):
@@ -254,16 +245,12 @@ def _make_check(item: str):
         __tracebackhide__ = True
         check(item, answer, hidden)
     check_item.__name__ = check_item.__qualname__ = f"check_{item}"
-    check_item.__doc__ = (f"{item} (objective {KEY[item].objective}: "
-                          f"{OBJECTIVES[KEY[item].objective]}).")
-    return check_item
+    check_item.__doc__ = (f"{item} (objective {FORM[item].objective}: "
+                          f"{OBJECTIVES[FORM[item].objective]}).")
+    return exercise_check(item)(check_item)
 
 
-for _item in KEY:
-    globals()[f"check_{_item}"] = globals()[f"check_{salt_id(_item)}"] = _make_check(_item)
-__all__ = [f"check_{i}" for i in KEY] + [f"check_{salt_id(i)}" for i in KEY]  # new, then 0.2.0
-TARGETS = {i: i for i in KEY}  # exercise id -> the variable the student's answer cell sets
-
-
-if __name__ == "__main__":  # python -m labsupport.exercises.kc08 kc08_01 "phrase"
-    print(digest(sys.argv[1], sys.argv[2]))
+for _item in FORM:
+    globals()[f"check_{_item}"] = _make_check(_item)
+__all__ = [f"check_{i}" for i in FORM]
+TARGETS = {i: i for i in FORM}  # exercise id -> the variable the student's answer cell sets

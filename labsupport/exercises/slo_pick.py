@@ -10,6 +10,7 @@ import numpy as np
 from ..decoder import metrics
 from ..decoder.stepsim import StepCost, simulate_steps
 from ..traffic import Request
+from .guard import case_rng
 
 COST = StepCost(fixed_ms=0.5, per_seq_ms=0.08, per_token_ms=0.01, per_kv_ms=0.0002)
 
@@ -60,16 +61,21 @@ def _sim_rows(seed: int, slo: dict) -> list[dict]:
 
 
 def cases(hidden: bool) -> list[tuple[list[dict], float, float, str]]:
-    """Visible: the hand-built rows. Hidden: the same shuffled, plus simulated sweeps."""
+    """Visible: the hand-built rows. Hidden (drawn from the grader's seed): the same
+    shuffled, plus simulated sweeps under drawn SLOs (one that every row meets)."""
     hand = _hand_cases()
     if not hidden:
         return hand
-    rng = np.random.default_rng(66)
+    rng = case_rng("ex06_6", True)
     out = [([r[i] for i in rng.permutation(len(r))], t, p, what + " (rows out of order)")
            for r, t, p, what in hand]
-    for seed, slo in ((61, dict(slo_ttft_ms=150.0, slo_tpot_ms=3.0)),
-                      (62, dict(slo_ttft_ms=60.0, slo_tpot_ms=2.0)),
-                      (63, dict(slo_ttft_ms=1e9, slo_tpot_ms=1e9))):
+    seeds = [int(s) for s in rng.integers(1, 2**31, 3)]
+    slos = (dict(slo_ttft_ms=float(np.round(rng.uniform(60, 200))),
+                 slo_tpot_ms=float(np.round(rng.uniform(2.0, 5.0), 1))),
+            dict(slo_ttft_ms=float(np.round(rng.uniform(30, 90))),
+                 slo_tpot_ms=float(np.round(rng.uniform(1.5, 3.0), 1))),
+            dict(slo_ttft_ms=1e9, slo_tpot_ms=1e9))
+    for seed, slo in zip(seeds, slos):
         out.append((_sim_rows(seed, slo), slo["slo_ttft_ms"], slo["slo_tpot_ms"],
                     f"a simulated sweep with SLO {slo}"))
     return out

@@ -2,12 +2,16 @@
 
 - ``course``: ``Course`` (one course on disk, driven through nbgrader's API) and
   ``course_config`` (the course's config, re-rootable into another folder);
-- ``pipeline``: the lab's steps inside nbgrader's pipelines (stub names, short test
-  errors in feedback, the trusted pass, review flags); ``execute``: the notebook run in
-  its sandbox, in autograde mode; ``statuses``: what the sandbox saw, per item;
-- ``trusted`` and ``audit``: grades that answer cells cannot forge;
+- ``release``: the release's stubs (they name the exercise and let the cell run);
+- ``pipeline``: the lab's steps inside nbgrader's autograde and feedback pipelines (short
+  test errors in feedback, the trusted pass, review flags); ``execute``: the notebook run
+  in its sandbox, in autograde mode; ``statuses``: what the sandbox saw, per item;
+- ``trusted``, ``audit``, ``cellcode`` and ``roles``: grades that answer cells cannot forge
+  (cell roles from the gradebook, magics audited, the lab's own answers flagged);
+- ``seed``: the grading run's secret the hidden cases are drawn from;
 - ``sandbox`` (settings), ``box`` (one notebook's sandbox), ``jail`` and ``mounts`` (the
-  launcher), ``kernel``, ``cgroups`` and ``seal``: every submission's code runs isolated, limited and watched;
+  launcher), ``kernel``, ``cgroups`` and ``seal``: every submission's code runs isolated,
+  limited and watched;
 - ``inert``: autograded notebooks that run no script in the trainer's browser;
 - ``review``: flagged items and why (``autograde`` prints them, ``export`` adds a column);
 - ``parallel``: ``autograde --jobs N`` (one private gradebook per submission, one writer).
@@ -26,9 +30,10 @@ from . import parallel  # light: its heavy imports are inside functions
 # starts without nbgrader/nbformat/jsonschema (about 0.3 s instead of 3.4 s on 2 cores).
 _LAZY = {"CONFIG_FILE": "course", "ROOT": "course", "Course": "course",
          "course_config": "course", "AutogradeExecute": "execute",
-         "ClearSolutionsById": "pipeline", "FlagForReview": "pipeline",
+         "ClearSolutionsById": "release", "FlagForReview": "pipeline",
          "ShortTestErrors": "pipeline", "TrustedChecks": "pipeline",
-         "autograde_preprocessors": "pipeline", "generate_assignment_preprocessors": "pipeline"}
+         "autograde_preprocessors": "pipeline", "generate_assignment_preprocessors": "release",
+         "sanitize_preprocessors": "pipeline"}
 
 __all__ = sorted(_LAZY) + ["main"]
 
@@ -83,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
                 p.error(f"--submission-timeout must be > 0 s (got {args.submission_timeout:g})")
             if args.assignment and args.assignment not in course.assignments():
                 p.error(f"unknown assignment {args.assignment!r}; allowed: {course.assignments()}")
+            from .seed import grader_env
+            grader_env()  # this run's secret, before any --jobs worker starts: one for all
             if args.jobs == 1:
                 return 0 if course.autograde(args.assignment, args.students) else 1
             return 0 if parallel.autograde(course, args.assignment, args.students, jobs=args.jobs,

@@ -37,7 +37,8 @@ class AutogradeExecute(Execute):
     The kernel runs in a fresh ``box.Box`` per notebook (``c.Sandbox``: namespaces and a
     grading user as root, plain rlimits otherwise; ``mode='off'`` runs it as you). Its
     environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``): demos and
-    measurements run short and no cell waits on a frontend. Code cells that no graded cell
+    measurements run short and no cell waits on a frontend; and this grading run's
+    ``LAB_GRADER_SEED`` (``seed``), from which the hidden cases are drawn. Code cells that no graded cell
     depends on are not run at all (``skip_demos``; ``demos.demo_cells``): they get a one-line
     note instead of outputs. When a cell kills the kernel (``os._exit``, out of memory),
     that cell gets an error, a fresh kernel replays the cells before it (their outputs
@@ -61,8 +62,11 @@ class AutogradeExecute(Execute):
         return None
 
     async def async_start_new_kernel(self, **kwargs):
+        from ..exercises.answer_key import DIR_ENV
+        from .seed import grader_env
         env = dict(kwargs.pop("env", None) or os.environ)
-        env.update(LAB_AUTOGRADE="1", MPLBACKEND=env.get("MPLBACKEND", "Agg"))
+        env.update(LAB_AUTOGRADE="1", MPLBACKEND=env.get("MPLBACKEND", "Agg"), **grader_env())
+        env.pop(DIR_ENV, None)  # the grader's key stays with the grader
         await super().async_start_new_kernel(env=env, **kwargs)
 
     start_new_kernel = run_sync(async_start_new_kernel)

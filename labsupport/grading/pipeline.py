@@ -1,44 +1,29 @@
 """The lab's steps in nbgrader's pipelines (wired in ``autograde/nbgrader_config.py``).
 
-Release: ``ClearSolutionsById``. Feedback: ``ShortTestErrors``. Autograde:
-``execute.AutogradeExecute`` (the kernel in the submission's sandbox, in autograde mode),
-``TrustedChecks`` (every answer cell graded again alone against the installed checks, in a
-fresh box, and audited), ``FlagForReview`` (what the audit and the sandbox found goes to
-the gradebook: the formgrader, ``grade autograde`` and ``grade export`` show it, see
-``review``) and ``inert.InertOutputs`` (nothing a student wrote runs in a browser).
+Release: ``release.ClearSolutionsById``. Feedback: ``ShortTestErrors``. Autograde:
+``execute.AutogradeExecute`` (the kernel in the submission's sandbox, in autograde mode,
+with this run's grader seed), ``TrustedChecks`` (cell roles from the gradebook, ``roles``;
+every answer cell graded again alone against the installed checks, in a fresh box, and
+audited; keyed answers judged against the grader's key), ``FlagForReview`` (what the audit
+and the sandbox found goes to the gradebook: the formgrader, ``grade autograde`` and
+``grade export`` show it, see ``review``) and ``inert.InertOutputs`` (nothing a student
+wrote runs in a browser).
 """
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import nbformat
-from nbgrader.preprocessors import ClearSolutions, Execute, NbGraderPreprocessor, SaveAutoGrades
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
 from traitlets import Float
 
-from . import audit, seal, trusted
+from . import audit, cellcode, keyed, seal, trusted
 from .execute import AutogradeExecute, course_root, error_output
+from .roles import roles
 from .sandbox import Sandbox
 from .statuses import EVENTS, event_reviews
 
-STUB = 'raise NotImplementedError("{grade_id}: write your {what} here")'
 REVIEW = "labsupport_review"  # resources key: grade_id -> why a trainer should look
-
-
-class ClearSolutionsById(ClearSolutions):
-    """nbgrader's ClearSolutions, but the stub names its exercise id (``ex02_1: …``)."""
-
-    def preprocess_cell(self, cell, resources, cell_index):
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if cell.cell_type != "code" or not grade_id:
-            return super().preprocess_cell(cell, resources, cell_index)
-        what = "answer" if grade_id.startswith("kc") else "code"
-        saved = self.code_stub
-        self.code_stub = {**saved, "python": STUB.format(grade_id=grade_id, what=what)}
-        try:
-            return super().preprocess_cell(cell, resources, cell_index)
-        finally:
-            self.code_stub = saved
 
 
 class ShortTestErrors(NbGraderPreprocessor):
@@ -57,42 +42,29 @@ class ShortTestErrors(NbGraderPreprocessor):
         return cell, resources
 
 
-def generate_assignment_preprocessors() -> list:
-    """nbgrader's GenerateAssignment pipeline with ClearSolutions swapped for ours."""
-    from nbgrader.converters import GenerateAssignment
-    default = GenerateAssignment.class_traits()["preprocessors"].default()
-    return [ClearSolutionsById if p is ClearSolutions else p for p in default]
-
-
 def _nbg(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
 
 
 class TrustedChecks(NbGraderPreprocessor):
-    """Grade every answer cell again, alone, against the installed checks; audit the rest.
+    """Grade every answer cell again, alone, against the installed checks; audit what the
+    student wrote; judge keyed answers (the knowledge check) against the grader's key.
 
-    A test cell that passed in the notebook but fails here gets an error output (so nbgrader
-    scores it 0) saying why, and goes to manual review. A code cell the audit flags puts its
-    items (or, for a cell outside any exercise, the whole notebook) to manual review; a
-    flagged answer cell also scores 0 until a trainer grades it.
+    Roles come from the gradebook (``roles``): an item whose answer cell is missing or
+    duplicated scores 0 and goes to review with the reason. Each code cell the student wrote
+    is audited as its kernel ran it (``cellcode``, ``audit``; an answer cell also for the
+    lab's reference implementations of its exercise). A test cell that passed in the notebook
+    but fails alone, changes the grading machinery, or ran the lab's own implementation gets
+    an error output (nbgrader scores it 0) saying why, and goes to manual review; so does
+    a flagged answer cell. A keyed answer comes back from the trusted pass as a plain value
+    and is judged here, in the grader's process: a wrong one scores 0 with the message a
+    student may read (where to re-read), not flagged. A cell outside any exercise that the
+    audit flags puts every item to review, scores kept.
     """
 
     timeout = Float(None, allow_none=True,
                     help="seconds per answer cell in the trusted pass (default: Execute.timeout)"
                     ).tag(config=True)
-
-    def _known_sources(self, resources) -> set[str]:
-        """The lab's own code cells (the release's): the student did not write these."""
-        from nbgrader.coursedir import CourseDirectory
-        info = resources.get("nbgrader", {})
-        cd = CourseDirectory(config=self.config)
-        known = set()
-        for folder in (cd.release_directory, cd.source_directory):
-            path = Path(cd.root) / folder / info.get("assignment", "") / f"{info.get('notebook', '')}.ipynb"
-            if path.is_file():
-                known |= {c.source.strip() for c in nbformat.read(path, 4).cells
-                          if c.cell_type == "code" and not _nbg(c).get("solution")}
-        return known
 
     def _run_trusted(self, items: list, timeout: float, resources) -> dict:
         """The trusted pass in a fresh box; a pass that does not finish fails every item."""
@@ -105,52 +77,78 @@ class TrustedChecks(NbGraderPreprocessor):
             return trusted.run_items(items, timeout, run=run)
         except (RuntimeError, OSError) as exc:
             why = "; ".join(box.events) if box is not None and box.events else str(exc)[:300]
-            return {i.grade_id: ("fail", f"the trusted pass did not finish: {why}") for i in items}
+            return {i.grade_id: ("fail", f"the trusted pass did not finish: {why}", None)
+                    for i in items}
         finally:
             if box is not None:
                 resources.setdefault(EVENTS, []).extend((None, e) for e in box.close())
 
     def preprocess(self, nb, resources):
+        from nbgrader.coursedir import CourseDirectory
+        found = roles(nb, resources, self.config)
         review: dict[str, str] = {}
-        by_id = {_nbg(c).get("grade_id"): c for c in nb.cells if _nbg(c).get("grade_id")}
-        known = self._known_sources(resources)
+        zero: dict[str, tuple[str, str]] = {}  # test id -> (error name, message)
         flagged_elsewhere = []
+
+        def flag(tid: str, ename: str, why: str) -> None:  # scores 0, a trainer looks
+            review[tid] = why
+            zero[tid] = (ename, why)
         for i, c in enumerate(nb.cells):
-            if c.cell_type != "code" or _nbg(c).get("locked") or (
-                    c.source.strip() in known and not _nbg(c).get("solution")):
-                continue  # markdown, restored test cells, the lab's own cells
-            reasons = audit.audit(c.source)
+            if c.cell_type != "code" or not c.source.strip():
+                continue
+            aid = found.answer_of(i)
+            if aid is None and c.source.strip() in found.lab:
+                continue  # the lab's own cell, as released (restored test cells included)
+            reasons = audit.audit(c.source, [aid] if aid else found.answers)
             if not reasons:
                 continue
-            gid = _nbg(c).get("grade_id")
             why = "; ".join(reasons[:4])
-            if gid and f"{gid}_test" in by_id:
-                review[f"{gid}_test"] = f"flagged for manual review: the answer cell {gid} {why}"
+            if aid and f"{aid}_test" in found.tests:
+                flag(f"{aid}_test", "ManualReview",
+                     f"flagged for manual review: the answer cell {aid} {why}")
             else:
                 flagged_elsewhere.append(f"cell {i + 1} {why}")
                 c.outputs.append(nbformat.v4.new_output(
                     "stream", name="stdout", text=f"[labsupport] flagged for manual review: {why}\n"))
-        tests = [c for c in nb.cells if c.cell_type == "code" and _nbg(c).get("grade")
-                 and not _nbg(c).get("solution")]
-        items = [trusted.Item(_nbg(t)["grade_id"], by_id[_nbg(t)["grade_id"].removesuffix("_test")].source,
-                              t.source) for t in tests
-                 if _nbg(t)["grade_id"].removesuffix("_test") in by_id
-                 and not any(o.output_type == "error" for o in t.outputs)]  # 0 already
+        cells = {t: next((c for c in nb.cells if c.cell_type == "code"
+                          and _nbg(c).get("grade_id") == t), None) for t in found.tests}
+        items, keys = [], keyed.Keys(CourseDirectory(config=self.config).root)
+        for tid, source in found.tests.items():
+            aid = tid.removesuffix("_test")
+            if aid in found.problems:
+                flag(tid, "ManualReview", found.problems[aid])
+                continue
+            cell = cells[tid]
+            if aid not in found.at or tid in zero or cell is None or any(
+                    o.output_type == "error" for o in cell.outputs):
+                continue  # not an answer's test, already 0, or missing (nbgrader scores it 0)
+            items.append(trusted.Item(tid, cellcode.python_source(nb.cells[found.at[aid]].source),
+                                      source, target=keyed.target(aid)))
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
         results = self._run_trusted(items, timeout, resources)
-        for t in tests:
-            gid = _nbg(t)["grade_id"]
-            status, message = results.get(gid, ("pass", ""))
-            passed_in_kernel = not any(o.output_type == "error" for o in t.outputs)
-            if gid in review:
-                t.outputs.append(error_output("ManualReview", review[gid]))
+        for item in items:
+            tid = item.grade_id
+            status, message, answer = results.get(
+                tid, ("fail", "the trusted pass gave no result", None))
+            if status == "pass" and item.target is not None:
+                wrong, unkeyed = keys.judge(tid.removesuffix("_test"), answer)
+                if unkeyed:
+                    flag(tid, "ManualReview", unkeyed)
+                elif wrong:
+                    zero[tid] = ("AssertionError", wrong)  # wrong, not suspicious: no review
+            elif status == "reference":
+                flag(tid, "ReferenceReuse",
+                     f"reuses the lab's reference implementation: {message}")
             elif status != "pass":
-                if passed_in_kernel:
-                    review[gid] = (f"passed in the notebook, but not alone against the "
-                                   f"installed checks: {message}")
-                    t.outputs.append(error_output("TrustedCheckFailed", review[gid]))
-            elif flagged_elsewhere:
-                review[gid] = "flagged for manual review: " + "; ".join(flagged_elsewhere)[:900]
+                flag(tid, "TrustedCheckFailed", f"passed in the notebook, but not alone against "
+                                                f"the installed checks: {message}")
+        for tid, (ename, message) in zero.items():
+            if cells.get(tid) is not None:
+                cells[tid].outputs.append(error_output(ename, message))
+        if flagged_elsewhere:
+            note = "flagged for manual review: " + "; ".join(flagged_elsewhere)[:900]
+            for tid in found.tests:
+                review.setdefault(tid, note)
         resources[REVIEW] = review
         return nb, resources
 
@@ -180,6 +178,30 @@ class FlagForReview(NbGraderPreprocessor):
             gb.find_submission_notebook(*key).flagged = True
             gb.db.commit()
         return nb, resources
+
+
+class DropEmptyMetadata(NbGraderPreprocessor):
+    """After nbgrader's ``DeduplicateIds``: a cell whose id it took away (a copy of an answer
+    or test cell) keeps no empty ``nbgrader`` metadata, which nbgrader's own metadata check
+    would refuse, failing the whole submission. The copy is then a cell of the student's;
+    ``TrustedChecks`` sees the duplicate in the submitted file and fails that item closed."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if "nbgrader" in cell.metadata and not cell.metadata["nbgrader"]:
+            del cell.metadata["nbgrader"]
+        return cell, resources
+
+
+def sanitize_preprocessors() -> list:
+    """nbgrader's Autograde sanitizing steps, ``DropEmptyMetadata`` after ``DeduplicateIds``."""
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import DeduplicateIds
+    out = []
+    for p in Autograde.class_traits()["sanitize_preprocessors"].default():
+        out.append(p)
+        if p is DeduplicateIds:
+            out.append(DropEmptyMetadata)
+    return out
 
 
 def autograde_preprocessors() -> list:

@@ -2,13 +2,17 @@
 
 ``run_items(items)`` starts one helper process (``python -m labsupport.grading.trusted``,
 JSON on stdin and stdout). It imports the check modules, then forks one child per item:
-the child binds the genuine ``check_*`` functions and fingerprints the grading machinery
-*before* the student's answer cell runs, runs the cell alone (as ``tests/adapters.py``
-does), then the item's test cell with the genuine checks, and compares the fingerprint
-again. The child's stdout and stderr go nowhere, so a printed "pass" means nothing; a
-child that hangs is killed at the timeout, one that dies (``os._exit``) fails its item.
-Python cannot sandbox code in its own process: ``labsupport.grading.audit`` flags the
-ways around this for a trainer.
+the child binds the genuine ``check_*`` functions, arms the reference tripwire
+(``exercises.tripwire.Tripwire``: the lab's own implementation of the exercise must not
+run while the student's code does) and fingerprints the grading machinery *before* the
+student's answer cell runs, runs the cell alone (as ``tests/adapters.py`` does), then the
+item's test cell with the genuine checks, and compares the fingerprint again. For an item
+whose content is judged against a grader-only key (``Item.target``), the child hands back
+the answer as a plain value; the key itself never enters a process that ran student code
+(``pipeline.TrustedChecks`` judges it). The child's stdout and stderr go nowhere, so a
+printed "pass" means nothing; a child that hangs is killed at the timeout, one that dies
+(``os._exit``) fails its item. Python cannot sandbox code in its own process:
+``labsupport.grading.audit`` flags the ways around this for a trainer.
 """
 from __future__ import annotations
 
@@ -31,8 +35,9 @@ PROTECTED = ("labsupport", "builtins", "numpy", "math", "statistics")  # asyncio
 @dataclass(frozen=True)
 class Item:
     grade_id: str     # the test cell's id, e.g. "ex02_1_test"
-    answer: str       # the student's answer cell source
-    test: str         # the test cell source (restored by nbgrader: hidden tests included)
+    answer: str       # the student's answer cell, as plain Python (``cellcode``)
+    test: str         # the test cell source, from the gradebook (hidden tests included)
+    target: str | None = None  # keyed items: the name whose value goes back for the key
 
 
 def check_module(answer_id: str) -> str:
@@ -99,10 +104,13 @@ def _child(item: Item, conn) -> None:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
+    from labsupport.exercises import guard, tripwire
+    from labsupport.exercises.plain import describe_error, plain
     answer_id = item.grade_id.removesuffix("_test")
     genuine = {}
     for name in sorted(n for n in sys.modules if n.startswith("labsupport.exercises.")):
         genuine.update({k: v for k, v in vars(sys.modules[name]).items() if k.startswith("check_")})
+    wire = guard.WATCH = tripwire.Tripwire()
     before = fingerprint()
     ns: dict = {"__name__": "__main__"}
     try:
@@ -115,11 +123,20 @@ def _child(item: Item, conn) -> None:
         touched = changed(before, fingerprint())
         if touched:
             raise _Tampered(touched)
-        conn.send(("pass", ""))
+        if wire.hits:
+            conn.send(("reference", "the lab's own implementation ran while your code did: "
+                       + ", ".join(sorted({ref for _, ref in wire.hits}))[:400], None))
+        elif item.target is not None:
+            value = plain(answer_id, ns.get(item.target), f"your answer {item.target}")
+            if type(value) not in (str, bool, int, float):
+                raise AssertionError(f"{answer_id}: answer with a plain str, bool or number")
+            conn.send(("pass", "", value))
+        else:
+            conn.send(("pass", "", None))
     except _Tampered as t:
-        conn.send(("tampered", "changes the grading machinery: " + ", ".join(t.args[0][:5])))
+        conn.send(("tampered", "changes the grading machinery: " + ", ".join(t.args[0][:5]), None))
     except BaseException as exc:  # noqa: BLE001 - anything the student's code raises fails it
-        conn.send(("fail", f"{type(exc).__name__}: {exc}"[:500]))
+        conn.send(("fail", describe_error(exc)[:500], None))
     conn.close()
     os._exit(0)
 
@@ -148,8 +165,12 @@ def imported_modules(source: str) -> list[str]:
 
 
 def preimport(items: list[Item]) -> None:
-    """Import, once, the check modules and what the cells import: every forked child
-    then starts with them loaded instead of importing them again (torch for 06: ~2 s)."""
+    """Import, once, the check modules, the modules of the items' reference implementations
+    (the tripwire knows their code) and what the cells import: every forked child then starts
+    with them loaded instead of importing them again (torch for 06: ~2 s)."""
+    from labsupport.exercises import guard, plain, tripwire  # noqa: F401
+    for i in items:
+        tripwire.load_reference_modules(i.grade_id.removesuffix("_test"))
     wanted = [check_module(i.grade_id) for i in items]
     for i in items:
         wanted += imported_modules(i.answer) + imported_modules(i.test)
@@ -160,7 +181,7 @@ def preimport(items: list[Item]) -> None:
             pass
 
 
-def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple[str, str]]:
+def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple]:
     """In the helper process: import the checks once, one child per item."""
     preimport(items)
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
@@ -179,14 +200,14 @@ def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple[str, str]]:
                 result = None
         if not got:
             proc.kill()
-            result = ("fail", f"did not finish within {timeout_s:g} s")
+            result = ("fail", f"did not finish within {timeout_s:g} s", None)
         proc.join(5)
         if proc.is_alive():
             proc.kill()
             proc.join()
         if result is None:
-            result = ("fail", f"its process died (exit code {proc.exitcode})")
-        out[item.grade_id] = (str(result[0]), str(result[1]))
+            result = ("fail", f"its process died (exit code {proc.exitcode})", None)
+        out[item.grade_id] = (str(result[0]), str(result[1]), _answer(result))
         recv.close()
     return out
 
@@ -194,24 +215,35 @@ def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple[str, str]]:
 Runner = Callable[[list, str, float, dict], tuple]  # (argv, stdin, timeout_s, env) -> (rc, out, err)
 
 
+def _answer(result) -> str | bool | int | float | None:
+    """The plain answer a child handed back (anything else: None)."""
+    value = result[2] if len(result) > 2 else None
+    return value if type(value) in (str, bool, int, float) else None
+
+
 def _subprocess(argv: list, stdin: str, timeout_s: float, env: dict) -> tuple[int, str, str]:
-    proc = subprocess.run(argv, input=stdin, text=True, env={**os.environ, **env},
-                          capture_output=True, timeout=timeout_s)
+    full = {**os.environ, **env}
+    full.pop("LAB_GRADER_DIR", None)  # the key stays with the grader
+    proc = subprocess.run(argv, input=stdin, text=True, env=full, capture_output=True,
+                          timeout=timeout_s)
     return proc.returncode, proc.stdout, proc.stderr
 
 
 def run_items(items: list[Item], timeout_s: float = 60.0,
-              run: Runner | None = None) -> dict[str, tuple[str, str]]:
-    """grade_id -> ("pass" | "fail" | "tampered", message), from a fresh helper process
-    (started by ``run``: the grading sandbox's ``Box.run``; a plain subprocess by default)."""
+              run: Runner | None = None) -> dict[str, tuple]:
+    """grade_id -> (status, message, answer), from a fresh helper process (started by
+    ``run``: the grading sandbox's ``Box.run``; a plain subprocess by default). ``status``:
+    "pass", "fail", "tampered" (the grading machinery changed) or "reference" (the lab's own
+    implementation ran); ``answer``: a keyed item's plain answer (else None)."""
     if not items:
         return {}
+    from .seed import grader_env
     job = json.dumps({"timeout_s": timeout_s,
-                      "items": [{"grade_id": i.grade_id, "answer": i.answer, "test": i.test}
-                                for i in items]})
+                      "items": [{"grade_id": i.grade_id, "answer": i.answer, "test": i.test,
+                                 "target": i.target} for i in items]})
     budget = timeout_s * len(items) + 120
     rc, out, err = (run or _subprocess)([sys.executable, "-m", __name__], job, budget,
-                                        {"MPLBACKEND": "Agg", "LAB_AUTOGRADE": "1"})
+                                        {"MPLBACKEND": "Agg", "LAB_AUTOGRADE": "1", **grader_env()})
     lines = [ln for ln in out.splitlines() if ln.startswith('{"results"')]
     if rc or not lines:
         raise RuntimeError(f"trusted grading helper failed ({rc}): {err[-1500:]}")

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..batching.adaptive import Adaptive, dispatch_at
 from ..costs import ServiceModel
-from ..sim.simulator import SimResult, simulate
+from ..sim.records import SimResult
+from ..sim.simulator import simulate
 from ..traffic import Request, poisson
 from .plots import show_png
 

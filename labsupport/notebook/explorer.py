@@ -10,7 +10,8 @@ from ..batching.config import DELAY_HELP, DELAY_MEANING
 from ..batching.policies import POLICIES
 from ..costs import ServiceModel
 from ..metrics import summarize
-from ..sim.simulator import SimResult, simulate
+from ..sim.records import SimResult
+from ..sim.simulator import simulate
 from ..traffic import bursty
 from .plots import (COLORS, plot_batch_sizes, plot_latency_timeline, plot_throughput, readout_html,
                     show_png)

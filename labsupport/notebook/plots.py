@@ -3,7 +3,7 @@
 The helpers draw on a matplotlib ``Axes`` you pass in, so other notebooks reuse them:
 
     fig, ax = plt.subplots()
-    plot_latency_cdf(ax, {"window": res_a, "work_conserving": res_b})
+    plot_latency_timeline(ax, res)
 """
 from __future__ import annotations
 
@@ -11,27 +11,13 @@ from typing import Mapping
 
 import numpy as np
 
-from ..sim.simulator import SimResult
+from ..sim.records import SimResult
 
 COLORS = {"naive": "tab:gray", "window": "tab:red", "early": "tab:orange",
           "work_conserving": "tab:green"}
 
 
 # ---- plot helpers (Axes in, Axes out) -------------------------------------------------
-
-def plot_latency_cdf(ax, results: Mapping[str, SimResult], *, slo_ms: float | None = None):
-    """Empirical CDF of per-request latency (ms) for each named result."""
-    for name, res in results.items():
-        lat = np.sort(res.latency)
-        ax.step(lat, np.arange(1, len(lat) + 1) / len(lat), where="post", label=name,
-                color=COLORS.get(name))
-    if slo_ms is not None:
-        ax.axvline(slo_ms, ls="--", color="k", lw=1, label=f"SLO {slo_ms:g} ms")
-    ax.set_xlabel("latency (ms)")
-    ax.set_ylabel("share of requests ≤ x")
-    ax.legend(loc="lower right", fontsize="small")
-    return ax
-
 
 def plot_latency_timeline(ax, res: SimResult, *, label: str | None = None, color=None):
     """Latency of each request against its arrival time (s), with the p50/p99 levels."""

@@ -1,3 +1,14 @@
-"""The live service: HTTP app (``app``), its metrics (``stats``), the load generator
-(``loadgen``), the process launcher (``launcher``), loopback helpers (``net``), the live
-``dashboard``, the config ``exporter`` (Triton / TF Serving / Ray Serve) and ``rag``."""
+"""The live service, in three parts (each imports only itself, ``net`` and the layers below;
+``ops`` also runs ``api``):
+
+- ``api/``: one embedding service over HTTP: ``app`` (FastAPI), ``service``
+  (``EmbeddingService``: model + ``MicroBatcher`` + metrics + live config), ``encoders``,
+  ``embed_core`` (the one embed path), ``tei_api``, ``openai_api``, ``stats``;
+- ``ops/``: running services: ``serve`` (``labsupport serve``), ``launcher``
+  (``start_service``, ``start_load``), ``procs`` (every child process), ``replicas`` +
+  ``router`` + ``upstream`` (N replicas behind a router), ``loadgen`` (``labsupport load``),
+  ``exporter`` (``labsupport export``);
+- ``demo/``: the classroom's notebook 07: ``dashboard``, ``replica_lesson``, ``rag`` and
+  ``rag_docs``;
+- ``net``: loopback-only URLs and sockets, the ``/config`` client.
+"""

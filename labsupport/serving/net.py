@@ -1,9 +1,8 @@
 """Loopback-only networking shared by the service, its clients and the launcher: the URL
-check, a ready-to-listen socket, a process-alive probe and the ``/config`` client."""
+check, a ready-to-listen socket and the ``/config`` client."""
 from __future__ import annotations
 
 import ipaddress
-import os
 import socket
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,17 +35,6 @@ def free_socket(port: int = 0) -> socket.socket:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((HOST, port))
     return sock
-
-
-def pid_alive(pid: int) -> bool:
-    """True while process ``pid`` exists."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def get_config(url: str, client: Any = None) -> dict:

@@ -84,8 +84,6 @@ def virtual_model(fn: Callable[[list], list], fixed_ms: float, per_item_ms: floa
     return fake_model(ServiceModel(fixed_ms, per_item_ms), fn, asynchronous=True)
 
 
-timed = virtual_model  # the 0.1.0 name, kept for notebooks already handed out
-
 
 def probe(make_batcher: Callable[[Callable], Any], arrivals_ms: Sequence[float],
           items: Sequence | None = None, *, model: Callable[[list], Any],

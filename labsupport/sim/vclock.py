@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, Awaitable
+from typing import Any, Awaitable, Callable
 
 
 class _VirtualSelector:
@@ -60,14 +60,20 @@ def run(coro: Awaitable, *, timeout: float | None = None) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:
         return _run(coro, timeout)
+    return in_thread(lambda: _run(coro, timeout), "vclock")
+
+
+def in_thread(fn: Callable[[], Any], name: str) -> Any:
+    """``fn()`` in a fresh thread (where a new event loop may run while the caller's own
+    loop, e.g. a Jupyter kernel's, is running); its value, or its exception re-raised."""
     box: dict = {}
 
     def target():
         try:
-            box["value"] = _run(coro, timeout)
+            box["value"] = fn()
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
-    t = threading.Thread(target=target, name="vclock")
+    t = threading.Thread(target=target, name=name)
     t.start()
     t.join()
     if "error" in box:

@@ -16,8 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 BUGS = {"05_decode_basics": {"ex05_4": "no_gqa", "ex05_5": "tpot_over_n",
                              "ex05_6": "ignores_kv"},
         "06_continuous_decoder": {"ex06_1": "never_frees", "ex06_2": "admits_past_budget",
-                                  "ex06_3": "same_engine", "ex06_4": "oldest_victim",
-                                  "ex06_5": "no_chunking", "ex06_6": "ignores_tpot"}}
+                                  "ex06_4": "oldest_victim", "ex06_5": "no_chunking",
+                                  "ex06_6": "ignores_tpot", "ex06_7": "span",
+                                  "ex06_8": "contiguous", "ex06_9": "one_causal_row",
+                                  "ex06_10": "unchained", "ex06_11": "forgets_names"}}
 pytestmark = pytest.mark.slow
 
 

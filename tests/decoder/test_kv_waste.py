@@ -6,7 +6,7 @@ import math
 import pytest
 
 from labsupport.decoder import SchedulerConfig, metrics
-from labsupport.decoder.stepsim import simulate
+from labsupport.decoder.stepsim import simulate_steps
 from labsupport.decoder.workload import trace_requests
 from labsupport.traffic import Request
 
@@ -15,7 +15,7 @@ BS = 8
 
 def _alone(admission: str, prompt: int = 8, out: int = 24):
     cfg = SchedulerConfig(max_seqs=1, block_size=BS, kv_budget_tokens=256, admission=admission)
-    return simulate([Request(0, 0.0, prompt, out)], cfg)
+    return simulate_steps([Request(0, 0.0, prompt, out)], cfg)
 
 
 def test_reserve_holds_the_whole_length_from_the_first_step():
@@ -36,7 +36,7 @@ def test_on_demand_wastes_less_than_a_block_per_sequence_and_less_than_reserve(s
     reqs = trace_requests(120, rate_scale=200, seed=seed)
     waste = {}
     for adm in ("reserve", "on_demand"):
-        res = simulate(reqs, SchedulerConfig(max_seqs=16, block_size=BS, kv_budget_tokens=2048,
+        res = simulate_steps(reqs, SchedulerConfig(max_seqs=16, block_size=BS, kv_budget_tokens=2048,
                                              admission=adm))
         waste[adm] = metrics.kv_waste(res)
         if adm == "on_demand":

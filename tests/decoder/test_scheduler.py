@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from labsupport.decoder import (BlockManager, KVBudgetExceeded, RequestTooLong, Scheduler,
-                                SchedulerConfig, Sequence)
+                                SchedulerConfig, DecodeSequence)
 from labsupport.decoder.scheduler import kv_admission
-from labsupport.decoder.stepsim import StepCost, simulate
+from labsupport.decoder.stepsim import StepCost, simulate_steps
 from labsupport.decoder.timeline import slot_grid
 from labsupport.traffic import Request
 
@@ -44,7 +44,7 @@ def test_invariants_on_random_workloads(seed, knobs):
                           max_tokens_per_step=int(rng.integers(1, 64)),
                           kv_budget_tokens=int(rng.integers(72, 400)),
                           block_size=int(rng.choice([4, 8, 16])), **knobs)
-    res = simulate(reqs, cfg, cost=COST)
+    res = simulate_steps(reqs, cfg, cost=COST)
     # every request finished exactly once, with exactly its output length
     assert [s.id for s in res.sequences] == [r.id for r in reqs]
     for s, r in zip(res.sequences, reqs):
@@ -65,14 +65,14 @@ def test_invariants_on_random_workloads(seed, knobs):
 
 def test_a_tiny_token_budget_never_stalls_a_static_batch():
     reqs = [Request(i, 0.0, 3, 1 + 3 * i) for i in range(4)]
-    res = simulate(reqs, SchedulerConfig(mode="request", max_seqs=4, max_tokens_per_step=2),
+    res = simulate_steps(reqs, SchedulerConfig(mode="request", max_seqs=4, max_tokens_per_step=2),
                    cost=COST)
     assert [len(s.output) for s in res.sequences] == [1, 4, 7, 10]
 
 
 def test_on_demand_preempts_under_a_tight_budget_and_still_finishes():
     reqs = [Request(i, 0.0, 10, 40) for i in range(6)]
-    res = simulate(reqs, SchedulerConfig(admission="on_demand", max_seqs=6, block_size=4,
+    res = simulate_steps(reqs, SchedulerConfig(admission="on_demand", max_seqs=6, block_size=4,
                                          kv_budget_tokens=64), cost=COST)
     assert sum(s.preemptions for s in res.sequences) > 0
     assert all(len(s.output) == 40 for s in res.sequences)
@@ -82,7 +82,7 @@ def test_on_demand_preempts_under_a_tight_budget_and_still_finishes():
 def test_reserve_admits_fewer_at_once_than_on_demand():
     reqs = [Request(i, 0.0, 8, 56) for i in range(8)]
     knobs = dict(max_seqs=8, block_size=8, kv_budget_tokens=256)
-    first = {a: len(simulate(reqs, SchedulerConfig(admission=a, **knobs), cost=COST)
+    first = {a: len(simulate_steps(reqs, SchedulerConfig(admission=a, **knobs), cost=COST)
                     .steps[0].rows) for a in ("reserve", "on_demand")}
     assert first == {"reserve": 4, "on_demand": 8}   # 4 × 64 reserved vs 8 × 8 prompt tokens
 
@@ -90,15 +90,15 @@ def test_reserve_admits_fewer_at_once_than_on_demand():
 def test_request_too_long_is_rejected_not_queued():
     sched = Scheduler(kv_budget_tokens=64, block_size=16)
     with pytest.raises(RequestTooLong, match="kv_budget_tokens=64"):
-        sched.add(Sequence(0, [1] * 60, 10))
+        sched.add(DecodeSequence(0, [1] * 60, 10))
     assert not sched.has_work()
-    sched.add(Sequence(1, [1] * 54, 10))   # exactly 64 tokens: fits
+    sched.add(DecodeSequence(1, [1] * 54, 10))   # exactly 64 tokens: fits
     assert sched.has_work()
 
 
 def test_continuous_refills_a_freed_slot_at_the_next_step():
     reqs = [Request(0, 0.0, 4, 2), Request(1, 0.0, 4, 10), Request(2, 0.0, 4, 10)]
-    res = simulate(reqs, SchedulerConfig(max_seqs=2), cost=COST)
+    res = simulate_steps(reqs, SchedulerConfig(max_seqs=2), cost=COST)
     grid = slot_grid(res)
     finish_step = next(j for j, st in enumerate(res.steps) if 0 in [r[1] for r in st.rows]
                        and res.sequences[0].finish <= st.start + st.ms)
@@ -107,7 +107,7 @@ def test_continuous_refills_a_freed_slot_at_the_next_step():
 
 def test_request_level_holds_places_until_the_batch_ends():
     reqs = [Request(0, 0.0, 4, 2), Request(1, 0.0, 4, 10), Request(2, 0.0, 4, 10)]
-    res = simulate(reqs, SchedulerConfig(mode="request", max_seqs=2), cost=COST)
+    res = simulate_steps(reqs, SchedulerConfig(mode="request", max_seqs=2), cost=COST)
     grid = slot_grid(res)
     assert (grid == -2).sum() == 8                 # request 0 waits 8 steps for request 1
     assert res.sequences[2].admitted >= res.sequences[1].finish
@@ -124,7 +124,7 @@ def test_kv_admission_rule():
 
 def test_block_manager_never_hands_out_more_than_it_has():
     kv = BlockManager(4, block_size=8)
-    a, b = Sequence(0, [1], 1), Sequence(1, [1], 1)
+    a, b = DecodeSequence(0, [1], 1), DecodeSequence(1, [1], 1)
     kv.grow(a, 24)
     assert kv.slots(a, 0, 24)[8] == a.block_table[1] * 8
     with pytest.raises(KVBudgetExceeded):

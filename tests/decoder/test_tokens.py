@@ -1,10 +1,12 @@
-"""The real engine (tiny GPT-2) is token-identical to transformers' greedy ``generate``:
-several seeds, both modes, both admission rules, chunked prefill and forced preemption."""
+"""The real engine (tiny GPT-2) is token-identical to transformers' greedy ``generate``
+(``decoder.oracle``): several seeds, both modes, both admission rules, chunked prefill,
+forced preemption, prefix caching, and answers that stop at their EOS before the cap."""
 import pytest
 
 torch = pytest.importorskip("torch")
 
 from labsupport.decoder import Engine, ModelRunner, SchedulerConfig  # noqa: E402
+from labsupport.decoder.oracle import greedy_reference, stop_tokens  # noqa: E402
 from labsupport.decoder.runner import tiny_gpt2  # noqa: E402
 
 
@@ -18,13 +20,7 @@ def one_thread():
 
 
 def _reference(model, prompts, outs):
-    refs = []
-    for p, n in zip(prompts, outs):
-        ids = torch.tensor([p])
-        out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n,
-                             do_sample=False, pad_token_id=0)
-        refs.append(out[0, len(p):].tolist())
-    return refs
+    return [greedy_reference(model, [p], n)[0] for p, n in zip(prompts, outs)]
 
 
 @pytest.fixture(scope="module", params=[0, 1, 2], ids=lambda s: f"seed{s}")
@@ -122,3 +118,29 @@ def test_prefix_caching_is_token_identical_to_generate(shared, name):
     if "evicting" in name:
         assert res.evictions > 0, "the budget did not force an eviction"
         assert sum(s.preemptions for s in res.sequences) > 0, "no preemption was forced"
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_all_at_once_eos_prefix_preemption_chunking_tiny_budget(seed):
+    """EOS-stopping answers under a cap, prefix caching, on-demand admission with
+    preemption, chunked prefill and a tiny KV budget, all in one run: every answer is
+    transformers' greedy ``generate`` with the same stop token, token for token."""
+    from labsupport.decoder.workload import shared_prefix_requests
+    model, cap = tiny_gpt2(seed), 40
+    reqs = shared_prefix_requests(12, 40, prefixes=2, suffix_len=(1, 12), output_len=(2, 20),
+                                  gap_ms=2.0, seed=seed)
+    prompts = [r.payload for r in reqs]
+    stops = stop_tokens(model, prompts, cap)
+    refs = greedy_reference(model, prompts, cap, stops)
+    knobs = dict(max_seqs=4, prefix_caching=True, block_size=8, admission="on_demand",
+                 kv_budget_tokens=112, max_tokens_per_step=32)
+    res = Engine(ModelRunner(model, device="cpu"), SchedulerConfig(**knobs)).run(
+        [(r.payload, cap, r.arrival, r.id, eos) for r, eos in zip(reqs, stops)])
+    assert [s.output for s in res.sequences] == refs
+    ended = [s for s in res.sequences if s.stopped]
+    assert ended and all(len(s.output) < cap for s in ended), "no answer ended at its EOS"
+    assert any(len(s.output) == cap for s in res.sequences), "no answer ran to its cap"
+    assert res.prefix_hit_tokens > 0 and res.evictions > 0
+    assert sum(s.preemptions for s in res.sequences) > 0, "no preemption was forced"
+    assert max(len(r.payload) for r in reqs) > knobs["max_tokens_per_step"]  # chunked prefill
+    assert res.peak_kv_blocks <= res.num_blocks

@@ -88,10 +88,11 @@ def test_service_model_from_measured_batches(encoder):
     rows = encoder.measure(sizes=(1, 4), lengths=(8, 32), repeats=1, warmup=1)
     assert [(n, L) for n, L, _ in rows] == [(1, 8), (4, 8), (1, 32), (4, 32)]
     assert all(ms > 0 for *_, ms in rows)
-    sm = encoder.fit_service_model([(n, L, 2.0 + 0.5 * n + 0.01 * n * L) for n, L in
-                                    [(1, 8), (8, 8), (1, 64), (8, 64), (32, 16)]])
+    from labsupport.notebook.claims import checked_fit
+    sm, _ = checked_fit([(n, L, 2.0 + 0.5 * n + 0.01 * n * L) for n, L in
+                         [(1, 8), (8, 8), (1, 64), (8, 64), (32, 16)]])
     assert (sm.fixed_ms, sm.per_item_ms, sm.per_token_ms) == pytest.approx((2.0, 0.5, 0.01))
-    fit = encoder.fit_service_model(rows)  # timings are noisy: only check it is a model
+    fit, _ = checked_fit(rows)  # timings are noisy: only check it is a model
     assert fit.cost(4, 128) > 0
 
 
@@ -114,7 +115,7 @@ def test_bucketed_microbatcher_in_front_of_the_encoder(encoder):
     import asyncio
     from labsupport import MicroBatcher
     from labsupport.encoder.corpus import texts_and_lengths
-    from labsupport.batching.policies import Bucketed
+    from labsupport.batching.bucketed import Bucketed
     texts, _ = texts_and_lengths(24)
 
     async def main():

@@ -1,19 +1,24 @@
 """The grading audit and the trusted pass, without nbgrader: fast.
 
-The audit flags every hostile submission in ``tests/grading/hostile/`` (but one that only
-loops) and no honest answer: not the solutions, not the other correct answers, not the
-known buggy ones. The trusted pass accepts the solutions, rejects buggy answers, and
-cannot be fooled by an answer cell that rebinds or patches the checks.
+The audit flags every hostile submission in ``tests/grading/hostile/`` (but those that
+earn nothing anyway: a loop, results that are not plain values, and the reference reached
+where only the runtime tripwire sees it) and no honest answer: not the solutions, not the
+other correct answers, not the known buggy ones (but one that calls the lab's reference).
+The trusted pass accepts the solutions, rejects buggy answers, and cannot be fooled by an
+answer cell that rebinds or patches the checks, returns objects that compare equal to
+anything, or runs the lab's own implementation.
 """
-from pathlib import Path
-
 import pytest
 
 import adapters
-from labsupport.grading import audit, trusted
+import hostile_cases
+from labsupport.grading import audit, cellcode, trusted
 
-HOSTILE = Path(__file__).parent / "hostile"
-NOT_FLAGGED = {"loop"}  # plain code that never ends: the timeout scores it 0
+HOSTILE = hostile_cases.HOSTILE
+# earn nothing without a flag: a loop (the timeout), not plain values (the checks reject
+# them), the reference behind a policy (the trusted pass's tripwire catches it at run time)
+NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime"}
+FLAGGED_VARIANTS = {("ex02_8", "index")}  # a buggy answer that calls the lab's find_knee
 
 
 def _test_source(ex_id: str) -> str:
@@ -22,10 +27,10 @@ def _test_source(ex_id: str) -> str:
     return f"check_{ex_id}({name})\ncheck_{ex_id}({name}, hidden=True)\n"
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in HOSTILE.glob("*.py")))
-def test_hostile_cells_are_flagged(name):
-    reasons = audit.audit((HOSTILE / f"{name}.py").read_text())
-    assert bool(reasons) == (name not in NOT_FLAGGED), reasons
+@pytest.mark.parametrize("case", hostile_cases.cases(), ids=lambda c: c.name)
+def test_hostile_cells_are_flagged(case):
+    reasons = audit.audit(case.source, [case.target])
+    assert bool(reasons) == (case.name not in NOT_FLAGGED), reasons
 
 
 def test_honest_answers_are_not_flagged():
@@ -33,25 +38,49 @@ def test_honest_answers_are_not_flagged():
     for ex in adapters.exercise_ids():
         for source in ["solution", *adapters.variants(ex), *adapters.variants(ex, passing=True)]:
             c = adapters.cell(ex, source)
-            if c.cell_type == "code" and audit.audit(c.source):
-                flagged[ex, source] = audit.audit(c.source)
-    assert not flagged, flagged
+            if c.cell_type == "code" and audit.audit(c.source, [ex]):
+                flagged[ex, source] = audit.audit(c.source, [ex])
+    assert set(flagged) == FLAGGED_VARIANTS, flagged
 
 
-@pytest.mark.parametrize("src, why", [
-    ("check_kc08_01(kc08_01)", None),                                   # a self-test
-    ("from labsupport.exercises.kc08 import check_kc08_01", None),       # its import
-    ("sum = 0\nfor x in [1, 2]:\n    sum += x", None),                  # a habit, not a trick
-    ("from labsupport.exercises.kc08 import check_kc08_02 as check_kc08_01", "imports"),
-    ("def check_ex02_1(*a):\n    pass", "rebinds the check name"),
-    ("AssertionError = Exception", "rebinds the builtin"),
-    ("import numpy as np\nnp.percentile = lambda *a, **k: 0", "patches the imported module"),
-    ("import importlib\nimportlib.reload(np)", "importlib"),
-    ("!rm -rf ~", "shell or magic"),
-    ("def broken(:", None),                                             # cannot run
+@pytest.mark.parametrize("src, ex, why", [
+    ("check_kc08_01(kc08_01)", None, None),                               # a self-test
+    ("from labsupport.exercises.kc08 import check_kc08_01", None, None),   # its import
+    ("sum = 0\nfor x in [1, 2]:\n    sum += x", None, None),              # a habit, not a trick
+    ("%time x = sum([1, 2])", None, None),                                 # timing is fine
+    ("from labsupport.exercises.ex04 import p99_bucketed", "ex04_3", None),  # a given helper
+    ("from labsupport import percentiles, simulate", "ex02_7", None),     # tools, not answers
+    ("from labsupport.decoder import metrics", "ex06_3", None),
+    ("from labsupport.exercises.kc08 import check_kc08_02 as check_kc08_01", None, "imports"),
+    ("def check_ex02_1(*a):\n    pass", None, "rebinds the check name"),
+    ("AssertionError = Exception", None, "rebinds the builtin"),
+    ("import numpy as np\nnp.percentile = lambda *a, **k: 0", None, "patches the imported module"),
+    ("import numpy as np\nm = np\nm.allclose = print", None, "patches the imported module"),
+    ("import importlib\nimportlib.reload(np)", None, "importlib"),
+    ("!rm -rf ~", None, "refused"),
+    ("x = !ls", None, "refused"),
+    ("%%bash\nls", None, "refused"),
+    ("%time import os; os._exit(0)", None, "uses ._exit"),               # behind %time: seen
+    ("def f():\n    %time del __builtins__", None, "__builtins__"),
+    ("from labsupport.exercises.ex02_knee import reference_sweep", "ex02_7", "ex02_7"),
+    ("from labsupport.exercises.ex02_knee import reference_sweep", "ex02_8", "the grader"),
+    ("from labsupport.exercises.ex04 import _pool_ref as mean_pool", "ex04_1", "ex04_1"),
+    ("from labsupport.exercises import fallback", "ex03_1", "ex03_1"),
+    ("from labsupport.batching import lesson", "ex02_2", None),            # given to students
+    ("import labsupport\nB = labsupport.MicroBatcher", "ex02_3", "ex02_3"),
+    ("from labsupport.serving.api import service\nclass B(service.MicroBatcher): pass", "ex02_1",
+     "subclasses"),
+    ("from labsupport.costs import ServiceModel\nf = ServiceModel.fit", "ex04_2", "ex04_2"),
+    ("from labsupport.costs import ServiceModel\nf = ServiceModel(1.0, 2.0)", "ex04_2", None),
+    ("from labsupport.decoder.kvmath import kv_bytes_per_token", "ex05_4", "ex05_4"),
+    ("import labsupport.decoder.rules as r\ng = r.grow_or_preempt", "ex06_4", "ex06_4"),
+    ("import labsupport\nf = getattr(labsupport, name)", "ex03_2", "computed name"),
+    ("m = 'labsupport.batching.shapes'", "ex03_2", "ex03_2"),
+    ("open('../grader/kc08.json')", None, "grader-only"),
+    ("def broken(:", None, None),                                         # cannot run
 ])
-def test_audit_rules(src, why):
-    reasons = audit.audit(src)
+def test_audit_rules(src, ex, why):
+    reasons = audit.audit(src, [ex] if ex else [])
     if why is None:
         assert reasons == []
     else:
@@ -80,16 +109,32 @@ def test_trusted_pass_grades_like_the_checks():
     results = trusted.run_items(items[:len(want)], timeout_s=60)
     assert {k: v[0] for k, v in results.items()} == want, results
     buggy = trusted.run_items(items[len(want):], timeout_s=60)
-    assert all(status == "fail" for status, _ in buggy.values()), buggy
+    assert all(v[0] == "fail" for v in buggy.values()), buggy
+
+
+def test_magics_become_plain_python():
+    for cell in ("%time x = 1\n%matplotlib inline", "%%timeit -n1 -r1\ny = 2"):
+        tree, refused = cellcode.to_python(cell)
+        assert tree is not None and not refused, refused
+    assert cellcode.python_source("%time x = 1\ny = x") == "x = 1\ny = x"
+    tree, refused = cellcode.to_python("x = !ls\n%run other.py")
+    assert len(refused) == 2
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["rebind", "internals", "modules_swap", "obfuscated",
-                                  "assertion_swap", "exit", "loop"])
-def test_trusted_pass_is_not_fooled(name):
-    first = _kc_ids()[0]
-    src = (HOSTILE / f"{name}.py").read_text()
-    got = trusted.run_items([trusted.Item(f"{first}_test", src, _test_source(first))],
-                            timeout_s=3)
-    status, message = got[f"{first}_test"]
-    assert status in ("fail", "tampered"), (status, message)
+@pytest.mark.parametrize("name, want", [
+    ("rebind", "tampered"), ("internals", "tampered"), ("modules_swap", "tampered"),
+    ("obfuscated", "tampered"), ("assertion_swap", "tampered"), ("exit", "fail"),
+    ("loop", "fail"), ("plain_int", "fail"), ("plain_batcher", "fail"),
+    ("plain_str_patch", "fail"), ("ref_runtime", "reference"), ("ref_wrapper", "reference"),
+    ("ref_import", "reference")])
+def test_trusted_pass_is_not_fooled(name, want):
+    case = hostile_cases.case(HOSTILE / f"{name}.py")
+    test = f"check_{case.target}({adapters.target_name(case.target)})" \
+        if case.target.startswith("kc") else _test_source(case.target)
+    got = trusted.run_items([trusted.Item(f"{case.target}_test", cellcode.python_source(case.source),
+                                          test)], timeout_s=5)
+    status, message, _ = got[f"{case.target}_test"]
+    assert status in (want, "fail", "tampered") if want != "reference" else status == want, \
+        (status, message)
+    assert status != "pass", (status, message)

@@ -1,9 +1,15 @@
 """Every exercise: its check passes on the solution, fails on the release stub and on every
 known buggy variant (tests/variants/<id>__<bug>.py), and passes on other correct answers
-(tests/variants/passing/<id>__<name>.py). ``pytest -m ex02_1`` runs one exercise."""
+(tests/variants/passing/<id>__<name>.py) — for several grader seeds, since the hidden cases
+are drawn from the grading run's secret (``guard.case_rng``). ``pytest -m ex02_1`` runs one
+exercise. The release stub is "not attempted": a note outside autograde, a failure under it.
+"""
 import pytest
 
 import adapters
+from labsupport.exercises.guard import GRADER_SEED_ENV
+
+SEEDS = ("first grading run", "second grading run", "third grading run")
 
 
 def _cases():
@@ -13,12 +19,15 @@ def _cases():
             yield pytest.param(ex, source, marks=getattr(pytest.mark, ex), id=f"{ex}-{source}")
 
 
-def _failure(ex_id: str, obj) -> AssertionError | None:
-    """Run the visible then the hidden check; return the AssertionError, if any."""
+def _failure(ex_id: str, obj, monkeypatch) -> AssertionError | None:
+    """Run the visible check, then the hidden one under each grader seed; return the first
+    AssertionError, if any."""
     check = adapters.check_function(ex_id)
     try:
         check(obj)
-        check(obj, hidden=True)
+        for seed in SEEDS:
+            monkeypatch.setenv(GRADER_SEED_ENV, seed)
+            check(obj, hidden=True)
     except AssertionError as err:
         assert str(err).strip(), f"check_{ex_id} failed without telling the student what to fix"
         return err
@@ -26,28 +35,28 @@ def _failure(ex_id: str, obj) -> AssertionError | None:
 
 
 @pytest.mark.parametrize("ex_id, source", list(_cases()))
-def test_exercise(ex_id, source):
+def test_exercise(ex_id, source, monkeypatch, capsys):
     cell = adapters.cell(ex_id, "solution")
+    monkeypatch.delenv("LAB_AUTOGRADE", raising=False)
     if cell.cell_type == "markdown":  # a discussion answer, graded by hand
         _manual(ex_id, source)
         return
     if source == "solution" or source.startswith("passing/"):
-        err = _failure(ex_id, adapters.target(ex_id, source))
+        err = _failure(ex_id, adapters.target(ex_id, source), monkeypatch)
         assert err is None, f"check_{ex_id} rejects a correct answer ({source}): {err}"
     elif source == "release":
         stub = adapters.cell(ex_id, "release").source
         assert f'NotImplementedError("{ex_id}: ' in stub, "the release stub must name the exercise"
-        try:
-            obj = adapters.target(ex_id, "release")
-        except NotImplementedError as err:
-            assert str(err).startswith(f"{ex_id}:")
-            return
-        with pytest.raises((AssertionError, NotImplementedError)):
-            check = adapters.check_function(ex_id)
+        obj = adapters.target(ex_id, "release")  # the stub cell runs: Run All goes on
+        check = adapters.check_function(ex_id)
+        capsys.readouterr()
+        assert check(obj) is None and check(obj, hidden=True) is None
+        assert capsys.readouterr().out == f"{ex_id} not attempted yet\n" * 2
+        monkeypatch.setenv("LAB_AUTOGRADE", "1")  # graded: 0, not a note
+        with pytest.raises(AssertionError, match=f"^{ex_id}: not attempted"):
             check(obj)
-            check(obj, hidden=True)
     else:
-        err = _failure(ex_id, adapters.target(ex_id, source))
+        err = _failure(ex_id, adapters.target(ex_id, source), monkeypatch)
         assert err is not None, f"check_{ex_id} accepts the buggy variant {ex_id}__{source}"
 
 

@@ -1,11 +1,12 @@
-"""The knowledge check's tolerant matching, and that its answers are nowhere in plain text."""
+"""The knowledge check's tolerant matching against the grader's key (``grader/kc08.json``),
+and that the package holds no answer."""
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from labsupport.exercises import kc08
+from labsupport.exercises import answer_key, kc08
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "solutions" / "08_knowledge_check" / "08_knowledge_check.ipynb"
@@ -116,63 +117,78 @@ def test_malformed_answers_say_what_form_is_expected(item, answer):
 
 
 def test_every_objective_has_items_and_there_are_twenty_autograded():
-    autograded = {i: spec.objective for i, spec in kc08.KEY.items()}
+    autograded = {i: spec.objective for i, spec in kc08.FORM.items()}
     assert len(autograded) >= 20
     assert set(autograded.values()) == set(kc08.OBJECTIVES)
     nb = nbformat.read(SOLUTION, as_version=4)
     ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
-    assert [i for i in ids if i and re.fullmatch(r"kc08_\d\d", i) and i not in kc08.KEY], \
+    assert [i for i in ids if i and re.fullmatch(r"kc08_\d\d", i) and i not in kc08.FORM], \
         "there should be discussion items graded by hand"
     for c in nb.cells:  # each question names its objective
         if c.cell_type == "markdown" and c.source.startswith("### kc08_"):
             assert re.match(r"### kc08_\d\d · objective [1-6] · ", c.source)
 
 
+def _solution_answers() -> dict:
+    out = {}
+    for c in nbformat.read(SOLUTION, as_version=4).cells:
+        gid = c.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in kc08.FORM and c.cell_type == "code":
+            ns = {}
+            exec("\n".join(l for l in c.source.splitlines() if not l.startswith("#")), ns)
+            out[gid] = ns[gid]
+    return out
+
+
+def test_the_key_covers_every_item_and_accepts_the_solution():
+    key = answer_key.load(kc08.KEY_FILE)
+    assert key is not None, "grader/kc08.json is missing"
+    assert set(key) == set(kc08.FORM)
+    for item, entry in key.items():
+        assert entry["explain"].strip(), f"{item}: self-study needs an explanation"
+        if kc08.FORM[item].kind == "short":
+            assert entry["concepts"] and all(entry["concepts"]), item
+        else:
+            assert "answer" in entry, item
+    answers = _solution_answers()
+    assert set(answers) == set(kc08.FORM)
+    for item, answer in answers.items():
+        assert kc08.wrong_answer(item, answer, key) is None, (item, answer)
+
+
 def test_answers_are_not_in_the_module_or_the_release():
     """The solution's answers appear neither in kc08.py nor in the released notebook."""
     module = Path(kc08.__file__).read_text()
     release = (ROOT / "notebooks" / SOLUTION.parent.name / SOLUTION.name).read_text()
-    nb = nbformat.read(SOLUTION, as_version=4)
-    for c in nb.cells:
-        gid = c.metadata.get("nbgrader", {}).get("grade_id")
-        if gid in kc08.KEY and c.cell_type == "code":
-            ns = {}
-            exec("\n".join(l for l in c.source.splitlines() if not l.startswith("#")), ns)
-            answer = ns[gid]
-            if isinstance(answer, str) and len(answer) > 3:
-                for text in (module, release):
-                    assert answer.lower() not in text.lower(), f"{gid}'s answer is readable"
-            assert f"{gid} = {answer!r}" not in release
+    for gid, answer in _solution_answers().items():
+        if isinstance(answer, str) and len(answer) > 3:
+            for text in (module, release):
+                assert answer.lower() not in text.lower(), f"{gid}'s answer is readable"
+        assert f"{gid} = {answer!r}" not in release
 
 
-# --- release 0.2.0 numbered the knowledge check 07 (kc07_NN) -----------------------------
-
-def test_old_module_paths_are_the_same_modules():
-    import labsupport.exercises.kc07 as old
-    import labsupport.exercises.kc07_feedback as old_feedback
-    from labsupport.exercises import kc08_feedback
-    assert old is kc08 and old_feedback is kc08_feedback
-
-
-def test_old_test_cells_still_grade():
-    """A test cell stored by nbgrader before the renumbering, in a notebook of that release."""
-    nb = nbformat.read(SOLUTION, as_version=4)
-    right = {c.metadata.nbgrader["grade_id"]: c.source for c in nb.cells
-             if c.metadata.get("nbgrader", {}).get("grade_id") in kc08.KEY}
-    assert len(right) == len(kc08.KEY)
-    for item, source in right.items():
-        old = kc08.salt_id(item)
-        ns: dict = {}
-        exec("from labsupport.exercises.kc07 import *\n" + source.replace(item, old), ns)
-        exec(f"check_{old}({old})\ncheck_{old}({old}, hidden=True)", ns)  # the right answer passes
-    ns = {}
-    exec("from labsupport.exercises.kc07 import *\nkc07_13 = 'truncation'", ns)
-    with pytest.raises(AssertionError, match="^kc08_13: not correct yet"):
-        exec("check_kc07_13(kc07_13, hidden=True)", ns)
+def test_without_the_key_only_the_form_is_checked(tmp_path, monkeypatch):
+    """A student has no grader/ folder: right and wrong answers of the right form get the
+    same answer from every check the package offers."""
+    monkeypatch.setenv(answer_key.DIR_ENV, str(tmp_path))
+    for item, answer in (("kc08_03", "b"), ("kc08_03", "a"), ("kc08_11", 160), ("kc08_11", 7)):
+        kc08.check(item, answer)
+        with pytest.raises(AssertionError, match=rf"^{item}: the form is right; the content"):
+            kc08.check(item, answer, hidden=True)
 
 
-def test_digests_are_still_salted_with_the_old_ids():
-    import hashlib
-    old = hashlib.sha256(b"labsupport-kc07-v1|kc07_05|true").hexdigest()[:20]
-    assert kc08.KEY["kc08_05"].key == (old,) == (kc08.digest("kc08_05", "true"),)
-    assert kc08.digest("kc08_05", "true") != kc08.digest("kc08_02", "true")
+@pytest.mark.parametrize("answer", [type("Eq", (str,), {"__eq__": lambda s, o: True})("b"),
+                                    type("I", (int,), {})(160), [1]])
+def test_answers_must_be_plain_values(answer):
+    with pytest.raises(AssertionError, match="plain str, bool or number"):
+        kc08.check("kc08_11", answer)
+
+
+def test_the_release_stub_is_not_attempted(monkeypatch, capsys):
+    stub = NotImplementedError("kc08_05: write your answer here")
+    monkeypatch.delenv("LAB_AUTOGRADE", raising=False)
+    assert kc08.check_kc08_05(stub) is None
+    assert capsys.readouterr().out.strip() == "kc08_05 not attempted yet"
+    monkeypatch.setenv("LAB_AUTOGRADE", "1")
+    with pytest.raises(AssertionError, match="^kc08_05: not attempted"):
+        kc08.check_kc08_05(stub)

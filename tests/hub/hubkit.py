@@ -1,6 +1,7 @@
 """Helpers for the JupyterHub walk-through: what is missing, a hub process, commands as a user."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -30,6 +31,14 @@ def missing() -> str | None:
         if not shutil.which(tool):
             return f"no `{tool}` on this system (needed for real local users)"
     return None
+
+
+def protected_paths() -> list[Path]:
+    """What ``hub/course.py setup --protect-repo`` makes 0700 (its own list)."""
+    spec = importlib.util.spec_from_file_location("labhub_course", COURSE_PY)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.protected_paths()
 
 
 def free_port_block(n: int = 3) -> int:

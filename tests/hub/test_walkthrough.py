@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from hubkit import COURSE_PY, HUB_BIN, REPO, Hub, as_user, free_port_block, missing, nbgrader
+from hubkit import (COURSE_PY, HUB_BIN, REPO, Hub, as_user, free_port_block, missing, nbgrader,
+                    protected_paths)
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(missing() is not None,
                                                    reason=f"hub walk-through: {missing()}")]
@@ -59,7 +60,7 @@ def walk():
            "LABHUB_USERS": ",".join([TRAINER, *STUDENTS]), "LABHUB_COURSE": COURSE,
            "LABHUB_PASSWORD": secrets.token_hex(8), "LABHUB_ADMIN_TOKEN": token}
     course_cmd = [str(HUB_BIN / "python"), str(COURSE_PY)]
-    modes = {p: p.stat().st_mode & 0o777 for p in (REPO / "solutions", REPO / "tests")}
+    modes = {p: p.stat().st_mode & 0o777 for p in protected_paths()}
     subprocess.run([*course_cmd, "setup", "--protect-repo"], env=env, check=True)
     hub = Hub(env, token, root / "hub.log")
     try:

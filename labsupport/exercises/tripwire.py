@@ -1,0 +1,117 @@
+"""The runtime half of reference detection: in the trusted pass, the lab's own
+implementations of the exercise under check (``references.REFERENCES``) must not run while
+the student's code runs. ``Tripwire`` is ``guard.WATCH`` there: around each call of the
+student's code (``guard.student``) it looks up every Python call among the reference code
+objects, so a reference reached by a path no static audit sees (a lab function that calls
+it, a computed import) still marks the item.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import sys
+import types
+
+from .references import is_under, references
+
+
+def _loaded(dotted: str):
+    """The object at ``dotted`` if its module is already imported, else None."""
+    parts = dotted.split(".")
+    for k in range(len(parts), 0, -1):
+        mod = sys.modules.get(".".join(parts[:k]))
+        if mod is None:
+            continue
+        obj = mod
+        for attr in parts[k:]:
+            obj = inspect.getattr_static(obj, attr, None)
+            if obj is None:
+                return None
+        return obj
+    return None
+
+
+def _codes(obj, name: str, out: dict) -> None:
+    """Code objects run by ``obj`` (a function, class, method or module) -> ``name``."""
+    if isinstance(obj, (staticmethod, classmethod)):
+        obj = obj.__func__
+    if isinstance(obj, property):
+        for f in (obj.fget, obj.fset, obj.fdel):
+            if f is not None:
+                _codes(f, name, out)
+        return
+    if isinstance(obj, types.FunctionType):
+        todo = [obj.__code__]
+        while todo:
+            code = todo.pop()
+            if code not in out:
+                out[code] = name
+                todo += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    elif isinstance(obj, type):
+        for k, v in list(vars(obj).items()):
+            _codes(v, f"{name}.{k}" if not isinstance(v, type) else name, out)
+    elif isinstance(obj, types.ModuleType):
+        for k, v in list(vars(obj).items()):
+            if getattr(v, "__module__", None) == obj.__name__:
+                _codes(v, f"{obj.__name__}.{k}", out)
+
+
+def reference_codes(ex: str) -> dict:
+    """Code object -> reference name, for ``ex``'s references whose modules are loaded
+    (a module that is not imported cannot run)."""
+    out: dict = {}
+    for ref in references(ex):
+        for name in [m for m in list(sys.modules) if is_under(m, ref)] or [ref]:
+            obj = _loaded(name)
+            if obj is not None:
+                _codes(obj, ref, out)
+    return out
+
+
+class Tripwire:
+    """``guard.WATCH`` in the trusted pass: while the student's code runs for ``ex``,
+    every Python call is looked up among ``ex``'s reference code objects; a hit is kept
+    in ``hits`` as ``(ex, reference)``."""
+
+    def __init__(self):
+        self.hits: list[tuple[str, str]] = []
+        self._codes: dict[tuple[str, int], dict] = {}  # (ex, modules loaded) -> its codes
+
+    @contextlib.contextmanager
+    def __call__(self, ex: str):
+        key = (ex, len(sys.modules))  # computed again only when a module was imported
+        if key not in self._codes:
+            self._codes[key] = reference_codes(ex)
+        codes = self._codes[key]
+        if not codes:
+            yield
+            return
+        hits, old = self.hits, sys.gettrace()
+
+        def trace(frame, event, arg):
+            ref = codes.get(frame.f_code)
+            if ref is not None and (ex, ref) not in hits:
+                hits.append((ex, ref))
+            return old(frame, event, arg) if old is not None else None
+        sys.settrace(trace)
+        try:
+            yield
+        finally:
+            sys.settrace(old)
+
+
+def load_reference_modules(ex: str) -> None:
+    """Import the (light) modules of ``ex``'s references, so the tripwire knows their
+    code before the student's does anything; heavy ones (torch) stay out."""
+    for ref in references(ex):
+        parts = ref.split(".")
+        for k in range(len(parts), 1, -1):
+            name = ".".join(parts[:k])
+            if name.startswith("labsupport.encoder"):
+                break
+            try:
+                importlib.import_module(name)
+                break
+            except ImportError:
+                continue

@@ -1,0 +1,48 @@
+"""Answers judged against a grader-only key (the knowledge check): the trusted pass hands
+the student's answer back as a plain value, and it is judged here, in the grader's own
+process — a process that never ran the student's code, the only one that reads the key
+(``exercises.answer_key``: ``grader/`` of the course, else the lab's). A check module
+whose content needs a key names it in ``KEY_FILE`` and judges with ``wrong_answer(item,
+answer, key)`` (a message a student may read, or None when right).
+"""
+from __future__ import annotations
+
+from importlib import import_module
+
+from ..exercises import answer_key
+from . import trusted
+
+
+def _module(answer_id: str):
+    try:
+        module = import_module(trusted.check_module(answer_id))
+    except ImportError:
+        return None
+    return module if getattr(module, "KEY_FILE", None) else None
+
+
+def target(answer_id: str) -> str | None:
+    """The name whose value the trusted pass hands back when ``answer_id`` is keyed."""
+    module = _module(answer_id)
+    return getattr(module, "TARGETS", {}).get(answer_id, answer_id) if module else None
+
+
+class Keys:
+    """The keys of one course, read once each, on first use."""
+
+    def __init__(self, course_root):
+        self.folder = answer_key.folder(course_root)
+        self._loaded: dict[str, dict | None] = {}
+
+    def judge(self, answer_id: str, answer) -> tuple[str | None, str | None]:
+        """``(wrong, unkeyed)``: the student's message when the answer is wrong, or why a
+        trainer must grade it by hand (no key); both None when it is right."""
+        module = _module(answer_id)
+        name = module.KEY_FILE
+        if name not in self._loaded:
+            self._loaded[name] = answer_key.load(name, self.folder)
+        key = self._loaded[name]
+        if key is None:
+            return None, (f"the answer key {name}.json was not found in {self.folder}: "
+                          "grade this item by hand")
+        return module.wrong_answer(answer_id, answer, key), None

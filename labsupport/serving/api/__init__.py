@@ -1,0 +1,1 @@
+"""One embedding service over HTTP: ``app.make_app(service.EmbeddingService(...))``."""

@@ -1,0 +1,2 @@
+"""Running services: ``labsupport serve`` / ``load`` / ``export``, background starts
+(``launcher``), child processes (``procs``), replicas behind a router."""

@@ -1,0 +1,116 @@
+"""A class of hostile submissions graded by the real pipeline (nbgrader, ``--jobs 2``), with
+an honest and a blank control per notebook: every attack in ``tests/grading/hostile/`` (see
+its README) earns no more than an honest wrong answer, or is flagged for review with its
+reason in the gradebook (and, where the export has a review column, in the export).
+Notebooks: those the attacks target (the knowledge check and three code notebooks)."""
+import csv
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+import hostile_cases
+from labsupport.grading import Course, course_config, parallel
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+
+
+def _nbg(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    cases = hostile_cases.cases()
+    wanted = {c.notebook_prefix for c in cases}
+    root = tmp_path_factory.mktemp("hostile")
+    sources = {}
+    for src in sorted(ROOT.glob("solutions/*/*.ipynb")):
+        if src.stem[:2] in wanted:
+            shutil.copytree(src.parent, root / "solutions" / src.parent.name)
+            sources[src.stem[:2]] = (src.parent.name, src.stem)
+    course = Course(course_config(root, **{"Execute.timeout": 20}))
+    assert course.release()
+
+    def read(folder, prefix):
+        a, nb = sources[prefix]
+        return nbformat.read(root / folder / a / f"{nb}.ipynb", 4)
+
+    def submit(student, prefix, nb):
+        a, name = sources[prefix]
+        out = course._dir("submitted") / student / a / f"{name}.ipynb"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, out)
+
+    for prefix in sources:
+        release = read("notebooks", prefix)
+        answers = {_nbg(c)["grade_id"]: c.source for c in read("solutions", prefix).cells
+                   if _nbg(c).get("solution") and c.cell_type == "code"}
+        honest = hostile_cases.submission(release, hostile_cases.Case("", "", "", None, ()), answers)
+        submit(f"honest{prefix}", prefix, honest)
+        submit(f"blank{prefix}", prefix, release)
+    for c in cases:
+        release = read("notebooks", c.notebook_prefix)
+        others = {}
+        if c.target.startswith("kc"):  # well-formed but wrong everywhere else
+            others = {_nbg(x)["grade_id"]: f'{_nbg(x)["grade_id"]} = "z"' for x in release.cells
+                      if _nbg(x).get("solution") and x.cell_type == "code"}
+        submit(c.name, c.notebook_prefix, hostile_cases.submission(release, c, others))
+    assert parallel.autograde(course, jobs=2, progress=False), "a hostile submission stopped grading"
+    rows = {}
+    with Gradebook(course.coursedir.db_url) as gb:
+        for a, nb in sources.values():
+            for sub in gb.assignment_submissions(a):
+                n = gb.find_submission_notebook(nb, a, sub.student.id)
+                rows[sub.student.id] = (
+                    n.flagged, {g.name: (g.score, g.max_score, g.needs_manual_grade) for g in n.grades},
+                    {c.name: c.auto_comment or "" for c in n.comments})
+    export = list(csv.DictReader(course.export(root / "grades.csv").open()))
+    return {c.name: c for c in cases}, rows, export, sources
+
+
+def test_controls_score_as_before(graded):
+    _, rows, _, sources = graded
+    for prefix in sources:
+        flagged, grades, comments = rows[f"honest{prefix}"]
+        assert not flagged, (prefix, comments)
+        auto = {g: v for g, v in grades.items() if g.endswith("_test")}
+        assert all(score == top for score, top, _ in auto.values()), (prefix, auto)
+        flagged, grades, _ = rows[f"blank{prefix}"]
+        assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
+
+
+@pytest.mark.parametrize("name", [c.name for c in hostile_cases.cases()])
+def test_attack_earns_nothing_or_is_flagged(graded, name):
+    cases, rows, export, _ = graded
+    c = cases[name]
+    flagged, grades, comments = rows[name]
+    attacked = f"{c.target}_test"
+    tests = {g: v for g, v in grades.items() if g.endswith("_test")}
+    assert tests[attacked][0] == 0, f"{name} scored {tests[attacked][0]} on {attacked}"
+    assert sum(score for score, _, _ in tests.values()) == 0, (name, tests)
+    if not flagged:
+        return
+    assert tests[attacked][2], f"{name}: the attacked item needs a manual grade"
+    assert comments.get(c.target), f"{name}: the reason is in the answer cell's comment"
+    review = [k for k in (export[0] if export else {}) if "review" in k.lower() or "flag" in k.lower()]
+    if review:  # the export names the flagged item too
+        row = next(r for r in export if r["student_id"] == name)
+        assert any(row[k] for k in review), (name, row)
+
+
+EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher"}  # they simply earn nothing
+
+
+def test_which_attacks_are_flagged(graded):
+    cases, rows, _, _ = graded
+    unflagged = {name for name in cases if not rows[name][0]}
+    print("scored 0 without a flag:", sorted(unflagged))
+    assert unflagged <= EXPECT_UNFLAGGED, sorted(unflagged - EXPECT_UNFLAGGED)
+    for name in ("meta_dropped", "meta_duplicate"):
+        reason = rows[name][2].get(cases[name].target, "")
+        assert "missing" in reason or "appears" in reason, (name, reason)
+    assert "lab's own implementation" in " ".join(rows["ref_runtime"][2].values())

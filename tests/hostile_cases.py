@@ -1,0 +1,76 @@
+"""The hostile submissions of ``tests/grading/hostile/`` read as cases (see its README):
+what each tries, which answer cell it replaces, what it does to that cell's metadata, and
+the submitted notebook it makes from a release."""
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+HOSTILE = Path(__file__).parent / "grading" / "hostile"
+DEFAULT_TARGET = "kc08_01"  # the knowledge check's first item
+NEXT_CELL = "# --- next cell ---"
+
+
+def _nbg(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    what: str                # the first line: what the cell tries
+    target: str              # the answer cell it replaces
+    metadata: str | None     # None, "drop", "locked" or "duplicate"
+    cells: tuple[str, ...]   # the source(s) of the cell(s) it submits
+
+    @property
+    def source(self) -> str:
+        return "\n".join(self.cells)
+
+    @property
+    def notebook_prefix(self) -> str:
+        """The two digits of the target's notebook (``ex03_2`` -> ``03``)."""
+        return self.target[2:4]
+
+
+def case(path: Path) -> Case:
+    text = path.read_text()
+    lines = text.splitlines()
+    directives = {}
+    for line in lines[1:4]:
+        m = re.match(r"#\s*(target|metadata):\s*(\S+)", line)
+        if m:
+            directives[m.group(1)] = m.group(2)
+    cells = tuple(part.strip("\n") for part in text.split(NEXT_CELL))
+    return Case(path.stem, lines[0].lstrip("# ").strip(), directives.get("target", DEFAULT_TARGET),
+                directives.get("metadata"), cells)
+
+
+def cases() -> list[Case]:
+    return [case(p) for p in sorted(HOSTILE.glob("*.py"))]
+
+
+def submission(release_nb, c: Case, others: dict[str, str]):
+    """The release with ``c`` in its target's answer cell (metadata as it says) and
+    ``others`` (answer id -> source) in the other answer cells."""
+    nb = copy.deepcopy(release_nb)
+    out = []
+    for cell in nb.cells:
+        gid = _nbg(cell).get("grade_id")
+        if gid == c.target:
+            for k, source in enumerate(c.cells if c.metadata == "duplicate" else [c.source]):
+                new = copy.deepcopy(cell)
+                new.source = source
+                if c.metadata == "drop":
+                    new.metadata.pop("nbgrader", None)
+                elif c.metadata == "locked":
+                    new.metadata["nbgrader"] = {**_nbg(cell), "locked": True}
+                out.append(new)
+            continue
+        if gid in others and _nbg(cell).get("solution") and cell.cell_type == "code":
+            cell.source = others[gid]
+        out.append(cell)
+    nb.cells = out
+    return nb
