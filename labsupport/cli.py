@@ -11,6 +11,7 @@ COMMANDS = {
     "load": ("labsupport.serving.ops.loadgen", "open-loop load generator against a loopback URL"),
     "export": ("labsupport.serving.ops.exporter", "export knobs as Triton / TF Serving / Ray Serve config"),
     "grade": ("labsupport.grading", "trainers: release | collect | autograde | feedback | export"),
+    "demo-check": ("labsupport.demo_check", "trainers, before class: warm the model, measure capacity, run bench peers, print what notebook 07 will show"),
 }
 BENCHES = {
     "batcher": "labsupport.benches.batcher",
@@ -26,7 +27,7 @@ BENCHES = {
 
 def _usage() -> str:
     lines = ["usage: labsupport COMMAND [options]", "", "commands:"]
-    lines += [f"  {name:<8} {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += [f"  {name:<11} {help_}" for name, (_, help_) in COMMANDS.items()]
     return "\n".join(lines)
 
 

@@ -32,6 +32,16 @@ def gone(pid: int, within_s: float) -> bool:
     return False
 
 
+def until(cond, within_s: float = 10.0) -> bool:
+    """True once ``cond()`` holds, False after ``within_s`` seconds of asking."""
+    deadline = time.monotonic() + within_s
+    while not cond():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def refused(url: str) -> bool:
     """True when nothing listens at ``url`` any more."""
     try:

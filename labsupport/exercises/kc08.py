@@ -1,4 +1,5 @@
-"""Checks behind notebook 08, the knowledge check (items ``kc08_01`` … ``kc08_24``).
+"""Checks behind notebook 08, the knowledge check (items ``kc08_01`` … ``kc08_36``;
+25 and 26 are discussions, marked by hand).
 
 This module holds no answer. ``FORM`` says what form each item's answer takes (a letter, a
 truth value, a number, a few words); ``check_kc08_NN(answer)`` checks only that form (the
@@ -48,6 +49,7 @@ class Form:
     options: str = ""         # mc: the allowed letters
     digits: int = 0           # number: decimals compared
     percent: bool = False     # number: "60 %" means 0.6
+    where: str = ""           # what to re-read, when narrower than the objective's WHERE
 
 
 FORM: dict[str, Form] = {
@@ -61,6 +63,20 @@ FORM: dict[str, Form] = {
     "kc08_18": Form("number", 6, digits=0), "kc08_19": Form("mc", 6, "abc"),
     "kc08_20": Form("number", 6, digits=2, percent=True), "kc08_21": Form("mc", 4, "abc"),
     "kc08_22": Form("tf", 6), "kc08_23": Form("mc", 2, "abc"), "kc08_24": Form("short", 5),
+    # decoding an LLM: notebooks 05 and 06
+    "kc08_27": Form("mc", 6, "abc", where="notebook 05 (the metrics: TTFT and TPOT)"),
+    "kc08_28": Form("number", 2, digits=0, where="notebook 05 (what the KV cache holds; ex05_4)"),
+    "kc08_29": Form("mc", 2, "abcd", where="notebook 05 (why batching decode pays: the roofline)"),
+    "kc08_30": Form("mc", 6, "abc",
+                    where="notebook 06 (chunked prefill and its TTFT/TPOT trade-off)"),
+    "kc08_31": Form("mc", 2, "abcd", where="notebook 06 (prefix caching; ex06_10)"),
+    "kc08_32": Form("mc", 2, "abcd", where="notebook 06 (paged KV and preemption; ex06_4)"),
+    "kc08_33": Form("tf", 3, where="notebook 06 (the ragged batch and its mask; ex06_9)"),
+    "kc08_34": Form("number", 2, digits=0, where="notebook 05 (the KV budget; ex05_4)"),
+    "kc08_35": Form("mc", 2, "abc",
+                    where="notebook 06 (answers end before their cap: reserve or on demand?)"),
+    # the lesson's last item: where the course goes next
+    "kc08_36": Form("short", 1, where="notebook 00 (where this lab sits in the course)"),
 }
 
 
@@ -164,13 +180,17 @@ def _words(item: str, answer) -> list[str]:
     return words
 
 
+THOUSANDS = re.compile(r"(?<=\d)[,_ ](?=\d{3}(?!\d))")  # a group separator in a whole number
+
+
 def _number(item: str, spec: Form, answer) -> float:
     if isinstance(answer, bool):
         answer = None
     if isinstance(answer, (int, float)):
         return float(answer)
     if isinstance(answer, str):
-        m = re.search(r"-?\d+(?:\.\d+)?", answer.replace(",", "."))
+        text = answer if spec.digits else THOUSANDS.sub("", answer)  # "57,344" is 57344
+        m = re.search(r"-?\d+(?:\.\d+)?", text.replace(",", "."))
         if m:
             value = float(m.group(0))
             return value / 100 if spec.percent and "%" in answer[m.end():] else value
@@ -215,7 +235,8 @@ def wrong_answer(item: str, answer, key: dict) -> str | None:
         ok = correct(item, answer, key[item])
     except AssertionError as err:
         return str(err)
-    return None if ok else f"{item}: not correct yet — re-read {WHERE[FORM[item].objective]}."
+    spec = FORM[item]
+    return None if ok else f"{item}: not correct yet — re-read {spec.where or WHERE[spec.objective]}."
 
 
 def check(item: str, answer, hidden: bool = False) -> None:

@@ -1,1 +1,2 @@
-"""Notebook-side helpers: matplotlib ``plots`` and the ``explorer`` widget."""
+"""Notebook-side helpers: matplotlib ``plots``, the ``explorer`` widget (notebook 02), the
+``adaptive_view`` (notebook 04), checked ``claims`` and Markdown ``tables``."""

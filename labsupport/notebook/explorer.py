@@ -10,6 +10,7 @@ from ..batching.config import DELAY_HELP, DELAY_MEANING
 from ..batching.policies import POLICIES
 from ..costs import ServiceModel
 from ..metrics import summarize
+from ..projector import drawing
 from ..sim.records import SimResult
 from ..sim.simulator import simulate
 from ..traffic import bursty
@@ -66,17 +67,17 @@ class BatchingExplorer:
 
     def figure(self, res: SimResult):
         """The explorer's three panels for ``res`` (a pyplot-free Figure: nothing shows twice)."""
-        from matplotlib.figure import Figure
-        fig = Figure(figsize=(12, 3.2), dpi=80)
-        axes = fig.subplots(1, 3)
-        fig.subplots_adjust(left=0.06, right=0.99, bottom=0.17, top=0.9, wspace=0.28)
-        plot_latency_timeline(axes[0], res, color=COLORS.get(self.policy.value))
-        axes[0].set_title(f"latency · {self.policy.value}")
-        plot_throughput(axes[1], res)
-        axes[1].set_title("throughput")
-        plot_batch_sizes(axes[2], res, self.max_batch.value)
-        axes[2].set_title("batch sizes")
-        return fig
+        with drawing() as st:
+            fig = st.figure(4.4)
+            axes = fig.subplots(1, 3)
+            fig.subplots_adjust(left=0.08, right=0.99, bottom=0.17, top=0.86, wspace=0.42)
+            plot_latency_timeline(axes[0], res, color=COLORS.get(self.policy.value))
+            axes[0].set_title(f"latency · {self.policy.value}")
+            plot_throughput(axes[1], res)
+            axes[1].set_title("throughput")
+            plot_batch_sizes(axes[2], res, self.max_batch.value)
+            axes[2].set_title("batch sizes")
+            return fig
 
     def update(self, change=None) -> None:
         """Re-simulate with the current knobs, refresh the readout and redraw the plots."""

@@ -11,6 +11,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ..projector import png, tiles_html
 from ..sim.records import SimResult
 
 COLORS = {"naive": "tab:gray", "window": "tab:red", "early": "tab:orange",
@@ -28,7 +29,7 @@ def plot_latency_timeline(ax, res: SimResult, *, label: str | None = None, color
         ax.axhline(np.percentile(lat, q), ls=ls, lw=1, color="k", label=f"p{q}")
     ax.set_xlabel("arrival time (s)")
     ax.set_ylabel("latency (ms)")
-    ax.legend(loc="upper left", fontsize="small")
+    ax.legend(loc="upper left")
     return ax
 
 
@@ -44,7 +45,7 @@ def plot_throughput(ax, res: SimResult, *, bin_ms: float = 250.0):
     ax.plot(mid, done * scale, color="tab:green", lw=1.5, label="completions/s")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("requests / s")
-    ax.legend(loc="upper left", fontsize="small")
+    ax.legend(loc="upper left")
     return ax
 
 
@@ -68,30 +69,29 @@ def plot_sweep(ax, x, curves: Mapping[str, np.ndarray], *, xlabel: str, ylabel: 
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize="small")
+    ax.legend()
     return ax
 
 
-def readout_html(s: Mapping[str, float]) -> str:
-    """A one-line HTML summary of ``metrics.summarize`` output (read by browser tests)."""
-    return (f"<span class='lab-readout'>p50 <b>{s['p50_ms']:.1f} ms</b> · p99 "
-            f"<b>{s['p99_ms']:.1f} ms</b> · throughput <b>{s['throughput_rps']:.0f} req/s</b> · "
-            f"mean batch <b>{s['mean_batch']:.1f}</b> · utilisation "
-            f"<b>{s['utilisation']:.2f}</b> · window wait <b>{s['window_wait_ms']:.1f} ms</b>"
-            f"</span>")
+def readout_html(s: Mapping[str, float], *, presenter: bool = False) -> str:
+    """``metrics.summarize`` output as one row of tiles (read by browser tests:
+    ``.lab-readout``); never wraps at 1280 px."""
+    return tiles_html([[("p50", f"{s['p50_ms']:.1f} ms"), ("p99", f"{s['p99_ms']:.1f} ms"),
+                        ("throughput", f"{s['throughput_rps']:.0f} req/s"),
+                        ("mean batch", f"{s['mean_batch']:.1f}"),
+                        ("utilisation", f"{s['utilisation']:.2f}"),
+                        ("window wait", f"{s['window_wait_ms']:.1f} ms")]], presenter=presenter)
 
 
 def show_png(out, fig, label: str) -> bytes:
-    """Draw ``fig`` once as PNG into the Output widget ``out`` and return the bytes.
+    """Draw ``fig`` once as PNG (``projector.png``: its text sizes stored in it) into the
+    Output widget ``out`` and return the bytes.
     Replaces the widget's state in one step, never ``with out: display(…)``: that routes the
     image through the frontend's output capture, and headless executors (nbclient under
     nbgrader) then echo a comm message on the shell socket that can leave the cell's reply
     unread until Execute.timeout (a 60 s stall)."""
     import base64
-    import io
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")  # one draw; inline's tight bbox takes two
-    png = buf.getvalue()
+    data = png(fig)
     out.outputs = ({"output_type": "display_data", "metadata": {},
-                    "data": {"image/png": base64.b64encode(png).decode(), "text/plain": label}},)
-    return png
+                    "data": {"image/png": base64.b64encode(data).decode(), "text/plain": label}},)
+    return data

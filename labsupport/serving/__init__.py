@@ -5,10 +5,12 @@
   (``EmbeddingService``: model + ``MicroBatcher`` + metrics + live config), ``encoders``,
   ``embed_core`` (the one embed path), ``tei_api``, ``openai_api``, ``stats``;
 - ``ops/``: running services: ``serve`` (``labsupport serve``), ``launcher``
-  (``start_service``, ``start_load``), ``procs`` (every child process), ``replicas`` +
+  (``start_service``, ``start_load``), ``steady`` (a load until stopped, pausable),
+  ``procs`` (every child process), ``replicas`` +
   ``router`` + ``upstream`` (N replicas behind a router), ``loadgen`` (``labsupport load``),
   ``exporter`` (``labsupport export``);
-- ``demo/``: the classroom's notebook 07: ``dashboard``, ``replica_lesson``, ``rag`` and
+- ``demo/``: the classroom's notebook 07: ``dashboard`` (+ ``dashboard_view``,
+  ``debounce``), ``measure`` (clean measurements), ``replica_lesson``, ``rag`` and
   ``rag_docs``;
 - ``net``: loopback-only URLs and sockets, the ``/config`` client.
 """

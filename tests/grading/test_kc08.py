@@ -28,6 +28,12 @@ ACCEPT = {
     "kc08_24": ["asyncio.Future", "a future"],
     "kc08_03": ["(b)", "B", " b) "],
     "kc08_05": [True, "true", "T"],
+    "kc08_12": ["0,6"],  # a decimal comma still reads as one where decimals count
+    "kc08_28": [57344, "57344", "57,344", "57 344 bytes", "57_344", 57344.0],
+    "kc08_34": [57, "57 sequences", 57.04],
+    "kc08_36": ["full fine-tuning", "Full Fine Tuning", "full-parameter fine-tuning",
+                "fine-tuning all the weights", "fine tune the whole model",
+                "not LoRA but full fine-tuning"],
 }
 # ... and wrong ones must fail it.
 REJECT = {
@@ -39,6 +45,10 @@ REJECT = {
     "kc08_13": ["padding", "truncation"],
     "kc08_16": ["they get the exception", "it is retried"],
     "kc08_24": ["a lock", "an event"],
+    "kc08_28": [401408, "28,672", 57, "57.344"],
+    "kc08_34": [52, 58, 114],
+    "kc08_36": ["fine-tuning", "LoRA fine-tuning", "parameter-efficient fine-tuning",
+                "inference optimisation", "full inference serving", "pretraining"],
 }
 # Negated or contradicting answers name the concept but deny it: they must fail ...
 NEGATED = {
@@ -51,6 +61,8 @@ NEGATED = {
     "kc08_13": ["not bucketing, just padding", "padding without bucketing"],
     "kc08_24": ["not a future, a lock"],
     "kc08_01": ["not max batch size and not max queue delay"],
+    "kc08_36": ["not full fine-tuning, LoRA", "LoRA rather than full fine-tuning",
+                "fine-tuning without touching all the weights"],
 }
 # ... including denials that come after the concept, in a clause of their own, or as "forget X"
 NEGATED_AFTER = {
@@ -116,9 +128,11 @@ def test_malformed_answers_say_what_form_is_expected(item, answer):
         kc08.check(item, answer)
 
 
-def test_every_objective_has_items_and_there_are_twenty_autograded():
+def test_every_objective_has_items_and_thirty_are_autograded():
     autograded = {i: spec.objective for i, spec in kc08.FORM.items()}
-    assert len(autograded) >= 20
+    assert len(autograded) >= 30
+    decode = [i for i, spec in kc08.FORM.items() if re.search(r"notebooks? 0[56]", spec.where)]
+    assert len(decode) >= 6, decode  # decoding an LLM: notebooks 05 and 06
     assert set(autograded.values()) == set(kc08.OBJECTIVES)
     nb = nbformat.read(SOLUTION, as_version=4)
     ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]

@@ -86,8 +86,10 @@ def _candidates() -> dict[str, list]:
             out[item] = list(form.options) + [f"({o})" for o in form.options]
         elif form.kind == "tf":
             out[item] = [True, False, "true", "false"]
-        elif form.kind == "number":
-            out[item] = list(range(0, 301)) + [round(k / 100, 2) for k in range(101)]
+        elif form.kind == "number":  # small numbers, fractions, and the answer's neighbours
+            right = KEY[item]["answer"]  # (57344 bytes lies far outside any small range)
+            out[item] = list(range(0, 301)) + [round(k / 100, 2) for k in range(101)] + [
+                n for n in (right - 1, right, right + 1, 2 * right, right / 2) if n > 300]
         else:
             out[item] = phrases
     return out

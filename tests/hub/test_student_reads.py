@@ -69,13 +69,31 @@ print(json.dumps({"found": found, "read": read}))
 
 def _markers() -> list[str]:
     key = json.loads((REPO / "grader" / "kc08.json").read_text())
-    out = [e["explain"][:40] for e in key.values()] + ['"concepts": [', "### BEGIN HIDDEN TESTS"]
+    out = [e["explain"][:40] for e in key.values()] + ['"concepts": [']
     sol = nbformat.read(REPO / "solutions" / "08_knowledge_check" / "08_knowledge_check.ipynb", 4)
     for c in sol.cells:
         gid = c.metadata.get("nbgrader", {}).get("grade_id", "")
         if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"):
             out += [line.strip() for line in c.source.splitlines() if line.startswith(f"{gid} =")]
-    return out
+    return out + _hidden_lines()
+
+
+def _hidden_lines() -> list[str]:
+    """The lab's own hidden-test lines (nbgrader's generic BEGIN marker also sits in nbgrader's
+    own tests and docs in site-packages, which reveal nothing about this course)."""
+    lines = []
+    for path in sorted((REPO / "solutions").glob("*/*.ipynb")):
+        for c in nbformat.read(path, 4).cells:
+            inside = False
+            for line in c.source.splitlines():
+                if line.strip() == "### BEGIN HIDDEN TESTS":
+                    inside = True
+                elif line.strip() == "### END HIDDEN TESTS":
+                    inside = False
+                elif inside and line.strip():
+                    lines.append(line.strip())
+    assert lines, "the solutions hold no hidden-test lines: the scan would look for nothing"
+    return lines
 
 
 @pytest.fixture(scope="module")

@@ -8,14 +8,14 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "labsupport"
 LAYERS = [  # bottom first; a module may import its own layer or any below
-    {"validate", "paths", "device"},
+    {"validate", "paths", "device", "projector"},
     {"traffic", "costs", "metrics", "queueing"},
     {"batching"},
     {"sim"},
     {"encoder", "decoder"},
     {"serving"},
     {"notebook"},
-    {"exercises", "grading", "benches", "cli", "doctor", "__init__"},
+    {"exercises", "grading", "benches", "cli", "doctor", "demo_check", "__init__"},
 ]
 
 

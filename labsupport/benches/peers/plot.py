@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-LABELS = {"lab_inprocess": "lab MicroBatcher\n(in-process)", "lab_http": "lab service\n(HTTP)",
-          "pytriton": "PyTriton 0.7\n(HTTP)", "ray_serve": "Ray Serve 2.60\n(HTTP)"}
+from ...projector import drawing, png, title
+
+LABELS = {"lab_inprocess": "lab\nin-process", "lab_http": "lab\nHTTP",
+          "pytriton": "PyTriton\nHTTP", "ray_serve": "Ray Serve\nHTTP"}
 COLORS = {"lab_inprocess": "C0", "lab_http": "C0", "pytriton": "C1", "ray_serve": "C3"}
 
 
@@ -15,54 +17,55 @@ def _measured(result: dict) -> list[str]:
 
 
 def figure(result: dict):
-    """A matplotlib ``Figure`` (no pyplot) of a ``bench peers`` result."""
-    from matplotlib.figure import Figure
+    """A matplotlib ``Figure`` (no pyplot, projector sizes) of a ``bench peers`` result."""
     cfg, names = result["config"], _measured(result)
-    fig = Figure(figsize=(12, 4.2), dpi=80)
-    axes = fig.subplots(1, 3)
-    panels = (("saturation", lambda r: r["saturation"]["fraction_of_ideal"], "saturation"),
-              ("slo", lambda r: r["slo"]["fraction_of_ideal"], "slo"),
-              ("light", lambda r: r["light"]["latency_ms"]["p50"], "light"))
-    for ax, (load, value, cpu_of) in zip(axes, panels):
-        vals = [value(result["peers"][n]) for n in names]
-        bars = ax.bar(range(len(names)), [v or 0 for v in vals],
-                      color=[COLORS.get(n, "C2") for n in names])
-        for b, v, n in zip(bars, vals, names):
-            r = result["peers"][n]
-            cpu = (r[cpu_of].get("at_rate") or {}).get("cpu") if load == "slo" else r[cpu_of]["cpu"]
-            note = f"\nother CPU {cpu['other_cores']:.2f}" if cpu else ""
-            fail = f"\n{r['failed']} FAILED" if r.get("failed") else ""
-            ax.annotate(("–" if v is None else f"{v:.2f}") + note + fail,
-                        (b.get_x() + b.get_width() / 2, b.get_height()), ha="center",
-                        va="bottom", fontsize=7, color="C3" if fail else "black")
-        ax.set_xticks(list(range(len(names))), [LABELS.get(n, n) for n in names], fontsize=7)
-        ax.grid(axis="y", alpha=0.3)
-    sat, slo, light = axes
-    for ax in (sat, slo):
-        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-        ax.set_ylim(0, 1.3)
-        ax.set_ylabel("completed / ideal")
-    sat.set_title(f"saturation: best of {cfg['sat_concurrency']} in flight; ideal "
-                  f"{cfg['ideal_rps']:.0f} req/s", fontsize=9)
-    slo.set_title(f"highest Poisson rate with p99 <= {cfg['slo_ms']:g} ms", fontsize=9)
-    s1 = cfg["service_1_ms"]
-    light.axhline(s1, color="grey", lw=0.8, ls="--", label=f"service(1) = {s1:g} ms")
-    light.axhline(s1 + 1.5, color="C3", lw=0.8, ls=":", label="service(1) + 1.5 ms")
-    light.legend(fontsize=7, loc="upper left")
-    light.set_ylabel("p50 latency (ms, from scheduled send)")
-    light.set_ylim(0, max([s1 + 1.5] + [result["peers"][n]["light"]["latency_ms"]["p50"] or 0
-                                        for n in names]) * 1.4)
-    light.set_title(f"light load: {cfg['light_rps']:g} req/s Poisson", fontsize=9)
-    fig.suptitle(f"toy model {cfg['fixed_ms']:g} ms + {cfg['per_item_ms']:g} ms/item, one "
-                 f"executor, max_batch {cfg['max_batch']}; {result['cpus']} CPUs, load avg "
-                 f"{result['loadavg'][0]:.2f}", fontsize=9)
-    fig.subplots_adjust(left=0.06, right=0.99, top=0.86, bottom=0.16, wspace=0.25)
-    return fig
+    with drawing() as st:
+        fig = st.figure(6.2)
+        axes = fig.subplots(1, 3)
+        panels = (("saturation", lambda r: r["saturation"]["fraction_of_ideal"], "saturation"),
+                  ("slo", lambda r: r["slo"]["fraction_of_ideal"], "slo"),
+                  ("light", lambda r: r["light"]["latency_ms"]["p50"], "light"))
+        for ax, (load, value, cpu_of) in zip(axes, panels):
+            vals = [value(result["peers"][n]) for n in names]
+            bars = ax.bar(range(len(names)), [v or 0 for v in vals],
+                          color=[COLORS.get(n, "C2") for n in names])
+            for b, v, n in zip(bars, vals, names):
+                r = result["peers"][n]
+                cpu = ((r[cpu_of].get("at_rate") or {}).get("cpu") if load == "slo"
+                       else r[cpu_of]["cpu"])
+                note = f"\nCPU {cpu['other_cores']:.2f}" if cpu else ""
+                fail = f"\n{r['failed']} FAILED" if r.get("failed") else ""
+                ax.annotate(("–" if v is None else f"{v:.2f}") + note + fail,
+                            (b.get_x() + b.get_width() / 2, b.get_height()), ha="center",
+                            va="bottom", color="C3" if fail else "black")
+            ax.set_xticks(list(range(len(names))), [LABELS.get(n, n) for n in names],
+                          rotation=90)
+            ax.grid(axis="y", alpha=0.3)
+        sat, slo, light = axes
+        for ax in (sat, slo):
+            ax.axhline(1.0, color="grey", ls="--")
+            ax.set_ylim(0, 1.5)
+        sat.set_ylabel("completed / ideal")
+        sat.set_title(f"saturation ({cfg['sat_concurrency']} in flight)")
+        slo.set_title(f"p99 <= {cfg['slo_ms']:g} ms")
+        s1 = cfg["service_1_ms"]
+        light.axhline(s1, color="grey", ls="--", label=f"service(1) {s1:g} ms")
+        light.axhline(s1 + 1.5, color="C3", ls=":", label="+ 1.5 ms")
+        light.legend(loc="upper left")
+        light.set_ylabel("p50 (ms)")
+        light.set_ylim(0, max([s1 + 1.5] + [result["peers"][n]["light"]["latency_ms"]["p50"]
+                                            or 0 for n in names]) * 1.7)
+        light.set_title(f"light: {cfg['light_rps']:g} req/s")
+        top = title(fig, f"toy model {cfg['fixed_ms']:g} ms + {cfg['per_item_ms']:g} ms/item, "
+                    f"max_batch {cfg['max_batch']}, ideal {cfg['ideal_rps']:.0f} req/s; "
+                    f"{result['cpus']} CPUs, load avg {result['loadavg'][0]:.2f}; CPU: other "
+                    "cores busy meanwhile", st)
+        fig.subplots_adjust(left=0.08, right=0.99, top=top - 0.07, bottom=0.3, wspace=0.3)
+        return fig
 
 
 def save(result: dict, path: Path) -> Path:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    FigureCanvasAgg(figure(result)).print_png(str(path))
+    path.write_bytes(png(figure(result)))
     return path
 
 

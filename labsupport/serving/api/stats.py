@@ -30,6 +30,7 @@ class ServiceMetrics:
         self.texts_ok = 0
         self.padded_tokens = self.real_tokens = 0
         self.config_changes = 0
+        self.config_changed_t: float | None = None  # s on the snapshot clock, last change
         self.registry = r = CollectorRegistry()  # one per service: tests run several
         self._requests = Counter("lab_requests", "HTTP embed requests by outcome.",
                                  ["outcome"], registry=r)
@@ -119,11 +120,13 @@ class ServiceMetrics:
                 "mean_batch": float(np.mean([b[1] for b in bat])) if bat else 0.0,
                 "mean_exec_ms": float(np.mean([b[2] for b in bat])) if bat else 0.0,
                 "padding_ratio": pad / real if real else 1.0,
-                "totals": totals, "config": svc.config()}
+                "totals": totals, "config": svc.config(),
+                "config_changes": self.config_changes, "config_changed_t": self.config_changed_t}
 
     def config_changed(self) -> None:
         with self._lock:
             self.config_changes += 1
+            self.config_changed_t = time.monotonic() - self.t0
             self._changes.inc()
 
     def prometheus(self, svc) -> bytes:

@@ -1,2 +1,4 @@
-"""Notebook 07's classroom demo: the live ``dashboard``, the replicas lesson
-(``replica_lesson``) and the RAG pipeline (``rag``, ``rag_docs``)."""
+"""Notebook 07's classroom demo: the live ``dashboard`` (its figure, readout and widgets in
+``dashboard_view``, slider bursts folded by ``debounce``), clean measurements of the live
+service (``measure``), the replicas lesson (``replica_lesson``) and the RAG pipeline
+(``rag``, ``rag_docs``)."""

@@ -1,288 +1,288 @@
-"""A live dashboard for a running ``labsupport serve``: queue depth, batch size, p50/p99
-latency and throughput, redrawn as the service's ``/stats`` change, with sliders that POST
-new ``max_batch`` / ``max_delay_ms`` to the running service. The sliders always show the
-service's *live* config: read from ``/config`` at start and after each change, and from
-every ``/stats`` poll (so a change made elsewhere, by another cell or client, shows too).
+"""A live dashboard for a running ``labsupport serve``: sliders for ``max_batch`` /
+``max_delay_ms`` and a policy menu on the running service, a readout, a four-panel plot of
+its ``/stats`` and a status line; optionally the demo load's state with a pause button.
 
-    dash = Dashboard(svc.url)
-    display(dash.widget())   # sliders + live plot + readout; a background thread polls
-    ...
-    dash.figure()            # a static matplotlib figure of everything polled so far
+    dash = Dashboard(svc.url, load=load)   # load: a SteadyLoad (pause / resume), optional
+    display(dash.widget())                  # a background thread polls and redraws
+    dash.configure(max_batch=4)             # from code: the widgets follow at once
+    display(dash.snapshot())                # a static copy of the plot so far
+    dash.stop()                             # sliders, readout, title and status agree
 
-The poller is a daemon thread, bounded by ``max_duration_s`` and stopped by ``stop()``,
-by garbage collection or at interpreter exit. A failed poll (a swamped service timing out)
-is retried, not fatal; when polling ends the sliders read ``/config`` one last time. Drawing uses matplotlib's Agg canvas
-(no pyplot), so it is safe off the main thread.
+One state: ``live_config`` is the service's config as last read, and the sliders, readout,
+plot title and status line all show it. It changes when this dashboard posts a change, and
+when a poll finds the service running another config (set by another cell or client): the
+widgets follow within one poll. A burst of slider moves (keyboard steps, a drag) becomes one
+``POST /config`` after ``debounce_s`` of quiet. Each change the service reports is marked on
+the plot at the service's own time. The plot waits for two samples before its first draw.
+
+The poller is a daemon thread that runs until ``stop()`` (or ``max_duration_s``), garbage
+collection or interpreter exit; a failed poll (a swamped service) is retried.
 """
 from __future__ import annotations
 
-import io
 import threading
 import time
 import weakref
 from collections import deque
 
 from ..net import check_loopback, get_config, post_config
-from ...batching.policies import POLICIES
+from ...projector import image, png
 from ...validate import check_float
+from . import dashboard_view
+from .debounce import Debounce
 
 MAX_FAILURES = 3  # connection refusals in a row before the poller decides the service is gone
-PANELS = (("queue_depth", "queue depth (texts)"), ("mean_batch", "mean batch size"),
-          ("latency", "latency (ms)"), ("throughput_rps", "throughput (req/s)"))
+KNOBS = ("max_batch", "max_delay_ms", "policy")  # what the widgets set
 
 
 class Dashboard:
     """Polls ``url``/stats every ``interval_s``; keeps the last ``history`` samples."""
 
-    def __init__(self, url: str, *, interval_s: float = 1.0, window_s: float = 1.0,
-                 history: int = 240, max_duration_s: float = 600.0):
+    def __init__(self, url: str, *, interval_s: float = 1.5, window_s: float = 1.5,
+                 history: int = 240, max_duration_s: float | None = None,
+                 debounce_s: float = 0.6, load=None, presenter: bool = False):
         import httpx
         self.url = check_loopback(url)
         self.interval_s = check_float("interval_s", interval_s, 0.05, 60.0)
         self.window_s = check_float("window_s", window_s, 0.2, 60.0)
-        self.max_duration_s = check_float("max_duration_s", max_duration_s, 1.0, 3600.0)
+        self.max_duration_s = (None if max_duration_s is None else
+                               check_float("max_duration_s", max_duration_s, 1.0, 86_400.0))
+        self.load, self.presenter = load, bool(presenter)
         self.samples: deque[dict] = deque(maxlen=history)
-        self.changes: list[tuple[float, dict]] = []  # (t, config) after each slider move
+        self.marks: list[tuple[float, str]] = []  # (service time s, what changed)
+        self.live_config: dict = {}  # the service's config as last seen: every widget shows it
+        self.note = ""               # the status line's latest event
+        self.posts = 0               # config changes this dashboard sent
         self.redraws = 0
-        self.live_config: dict = {}  # the service's config as last seen
-        self._seq = 0                # bumped by every configure(): stale polls don't sync
-        self._tls = threading.local()  # .syncing: slider moves made by sync(), not a user
+        self._marked: dict = {}      # the config at the last mark
+        self._changes_seen: int | None = None
+        self._seq = 0                # bumped by every (pending) change: stale polls don't sync
+        self._moves = Debounce(self._send, debounce_s)  # slider moves not sent yet
+        self._tls = threading.local()  # .syncing: widget values set by the dashboard itself
         self._client = httpx.Client(timeout=5, trust_env=False)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._w: dict = {}
         self._finalizer = weakref.finalize(self, _shutdown, self._stop, self._client)
 
-    # ---- data -------------------------------------------------------------------------
+    # ---- state ------------------------------------------------------------------------
     def poll(self) -> dict:
-        """One ``/stats`` sample (also stored); the sliders follow its live config."""
+        """One ``/stats`` sample (stored); adopts the config it reports unless a change of
+        ours is pending or was posted while the request was out."""
         seq = self._seq
         s = self._client.get(self.url + "/stats", params={"window_s": self.window_s}).json()
-        for k in ("p50_ms", "p99_ms"):
-            s[k] = float("nan") if s[k] is None else s[k]  # null: nothing finished
         with self._lock:
             self.samples.append(s)
-        if seq == self._seq:  # no configure() since this request left: it is current
-            self.sync(s["config"])
+            self._mark(s)
+            if seq == self._seq and not self._moves.pending:
+                self._adopt(s["config"], outside=True)
         return s
 
-    def sync(self, cfg: dict) -> None:
-        """Show the service's live ``cfg`` on the sliders (without posting it back)."""
-        outside = bool(self.live_config) and cfg != self.live_config
-        self.live_config = dict(cfg)
-        if not self._w:
+    def _mark(self, s: dict) -> None:
+        """A dotted line where the service says its config last changed, named."""
+        n, t = s.get("config_changes"), s.get("config_changed_t")
+        if self._changes_seen is None or not self._marked:
+            self._changes_seen, self._marked = n, dict(s["config"])
             return
-        self._tls.syncing = True
-        try:
-            for name in ("max_batch", "max_delay_ms", "policy"):
-                w, v = self._w[name], cfg[name]
-                if getattr(w, "max", v) < v:  # a value beyond the slider: widen it
-                    w.max = v
-                if w.value != v:
-                    w.value = v
-        finally:
-            self._tls.syncing = False
-        if outside:
-            self._w["status"].value = f"service config changed elsewhere: now {cfg}"
+        if n != self._changes_seen and t is not None:
+            label = dashboard_view.mark_label(self._marked, s["config"])
+            if label:
+                self.marks.append((t, label))
+            self._marked = dict(s["config"])
+        self._changes_seen = n
+
+    def _adopt(self, cfg: dict, *, outside: bool = False, note: str | None = None) -> None:
+        """Make ``cfg`` the one state and show it everywhere cheap (not the plot)."""
+        with self._lock:
+            changed = cfg != self.live_config
+            if outside and changed and self.live_config:
+                note = (f"changed by another client or cell at {time.strftime('%H:%M:%S')}: "
+                        f"{dashboard_view.change_label(self.live_config, cfg)}")
+            self.live_config = dict(cfg)
+            if note:
+                self.note = note
+            self._show()
 
     def configure(self, **knobs) -> dict:
-        """POST ``knobs`` to ``/config``; raises ValueError with the service's message."""
-        self._seq += 1
+        """POST ``knobs`` to ``/config`` and show the result; raises ValueError with the
+        service's message (the widgets then show what still runs)."""
+        with self._lock:
+            self._seq += 1
         try:
             cfg = post_config(self.url, knobs, self._client)
-        except ValueError:
-            self.sync(get_config(self.url, self._client))  # refused: show what still runs
+        except ValueError as exc:
+            self._adopt(get_config(self.url, self._client), note=f"config refused: {exc}")
             raise
-        self.live_config = dict(cfg)
-        self.sync(cfg)
-        t = self.samples[-1]["t"] if self.samples else 0.0
-        with self._lock:
-            self.changes.append((t, cfg))
+        self.posts += 1
+        self._adopt(cfg, note=f"set {', '.join(f'{k}={v}' for k, v in knobs.items())} here at "
+                              f"{time.strftime('%H:%M:%S')}")
+        if not self.running and self._w:
+            self.refresh()  # no poller: mark and draw now
         return cfg
 
-    def sample(self, seconds: float) -> list[dict]:
-        """Poll for ``seconds`` (in the foreground) and return those samples."""
-        out, end = [], time.monotonic() + check_float("seconds", seconds, 0.0, 120.0)
-        while time.monotonic() < end:
-            out.append(self.poll())
-            time.sleep(self.interval_s)
-        return out
+    def refresh(self) -> None:
+        """Poll once and redraw (what the poller does every ``interval_s``)."""
+        self.poll()
+        self._draw()
 
-    # ---- drawing ----------------------------------------------------------------------
-    def figure(self, title: str | None = None):
-        """A matplotlib ``Figure`` of the samples so far (no pyplot: thread-safe)."""
-        from matplotlib.figure import Figure
+    # ---- what is shown ----------------------------------------------------------------
+    def snapshot(self):
+        """A static copy of the plot so far (an IPython ``Image`` for ``display``)."""
+        return image(self.figure())
+
+    def figure(self):
+        """The plot so far as a matplotlib ``Figure`` (title: the live config)."""
         with self._lock:
-            ss, changes = list(self.samples), list(self.changes)
-        fig = Figure(figsize=(10, 5.2), dpi=64)
-        axes = fig.subplots(2, 2, sharex=True).ravel()
-        t = [s["t"] for s in ss]
-        for ax, (key, label) in zip(axes, PANELS):
-            if key == "latency":
-                ax.plot(t, [s["p50_ms"] for s in ss], label="p50")
-                ax.plot(t, [s["p99_ms"] for s in ss], label="p99")
-                ax.legend(loc="upper left", fontsize=8)
-            else:
-                ax.plot(t, [s[key] for s in ss], color="C2" if key == "queue_depth" else "C0")
-            if key == "throughput_rps" and any(s["rejected_rps"] for s in ss):
-                ax.plot(t, [s["rejected_rps"] for s in ss], color="C3", label="rejected (429)")
-                ax.legend(loc="upper left", fontsize=8)
-            for tc, _ in changes:
-                ax.axvline(tc, color="grey", lw=0.8, ls="--")
-            ax.set_ylabel(label, fontsize=9)
-            ax.set_ylim(bottom=0)
-            ax.grid(alpha=0.3)
-        for ax in axes[2:]:
-            ax.set_xlabel("service time (s)", fontsize=9)
-        cfg = ss[-1]["config"] if ss else {}
-        fig.suptitle(title or "live service: " + ", ".join(f"{k}={v}" for k, v in cfg.items()),
-                     fontsize=10)
-        fig.subplots_adjust(left=0.07, right=0.98, top=0.92, bottom=0.1, hspace=0.12, wspace=0.18)
-        return fig
+            ss, marks, cfg = list(self.samples), list(self.marks), dict(self.live_config)
+        return dashboard_view.figure(ss, marks, cfg, presenter=self.presenter)
 
     def png(self) -> bytes:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        buf = io.BytesIO()
-        FigureCanvasAgg(self.figure()).print_png(buf)
-        return buf.getvalue()
+        return png(self.figure())
 
     def readout(self) -> str:
-        """One line: current knobs and the last sample's numbers."""
-        if not self.samples:
-            return "no samples yet"
-        s = self.samples[-1]
-        c = s["config"]
-        fmt = lambda v: "–" if v != v else f"{v:.1f}"  # NaN when nothing finished
-        return (f"max_batch={c['max_batch']} · max_delay_ms={c['max_delay_ms']:g} · "
-                f"policy={c['policy']} | queue {s['queue_depth']} · batch "
-                f"{s['mean_batch']:.1f} · p50 {fmt(s['p50_ms'])} ms · p99 {fmt(s['p99_ms'])} ms"
-                f" · {s['throughput_rps']:.0f} req/s · 429/s {s['rejected_rps']:.0f}")
+        """The readout tiles (HTML): the live config and the last sample's numbers."""
+        last = self.samples[-1] if self.samples else None
+        return dashboard_view.readout_html(self.live_config, last, presenter=self.presenter)
+
+    def status(self) -> str:
+        """The status line: the live config and the latest event."""
+        text = f"service runs {dashboard_view.describe(self.live_config)}"
+        return text + (f" — {self.note}" if self.note else "")
+
+    def _show(self) -> None:
+        """Sliders, readout, status and load line from the one state (no HTTP, no plot)."""
+        if not self._w:
+            return
+        w, cfg = self._w, self.live_config
+        self._tls.syncing = True
+        try:
+            pending = self._moves.pending  # a move not sent yet stays where the user put it
+            for name in KNOBS:
+                if name in cfg and name not in pending and w[name].value != cfg[name]:
+                    if getattr(w[name], "max", cfg[name]) < cfg[name]:
+                        w[name].max = cfg[name]  # a value beyond the slider: widen it
+                    w[name].value = cfg[name]
+            if self.load is not None:
+                w["pause"].value = bool(self.load.paused)
+                w["pause"].description = "resume load" if self.load.paused else "pause load"
+                w["pause"].icon = "play" if self.load.paused else "pause"
+        finally:
+            self._tls.syncing = False
+        w["readout"].value = self.readout()
+        w["status"].value = dashboard_view.line_html(self.status(), "lab-status",
+                                                     presenter=self.presenter)
+        if self.load is not None:
+            w["load"].value = dashboard_view.line_html(self.load.describe(), "lab-load",
+                                                       presenter=self.presenter)
+
+    def _draw(self) -> None:
+        if "image" in self._w:
+            with self._lock:
+                ok = len(self.samples) >= dashboard_view.MIN_SAMPLES
+            if ok:
+                self._w["image"].value = self.png()
+                self.redraws += 1
+            self._show()
 
     # ---- widgets ----------------------------------------------------------------------
     def widget(self, *, start: bool = True):
-        """Sliders (``max_batch``, ``max_delay_ms``), a policy menu, the live plot and a
-        readout. Moving a slider reconfigures the running service at once."""
-        import ipywidgets as W
+        """Sliders, policy menu, presenter switch, (load controls), readout, plot, status.
+        Takes two samples before the first draw (``interval_s`` apart, at most 1 s)."""
         cfg = get_config(self.url, self._client)
-        self.live_config = dict(cfg)
-        style = {"description_width": "initial"}
-        w = self._w
-        w["max_batch"] = W.IntSlider(value=cfg["max_batch"], min=1, max=64, step=1,
-                                     description="max_batch", style=style,
-                                     continuous_update=False)
-        w["max_delay_ms"] = W.FloatSlider(value=cfg["max_delay_ms"], min=0.0, max=50.0,
-                                          step=0.5, description="max_delay_ms", style=style,
-                                          continuous_update=False)
-        w["policy"] = W.Dropdown(options=sorted(POLICIES),
-                                 value=cfg["policy"], description="policy", style=style)
-        w["image"] = W.Image(format="png", layout=W.Layout(width="100%", max_width="760px"))
-        w["readout"] = W.HTML(value="starting…")
-        w["status"] = W.HTML(value="")
-        for name in ("max_batch", "max_delay_ms", "policy"):
-            w[name].observe(self._on_knob, names="value")
+        self._w, box = dashboard_view.controls(cfg, presenter=self.presenter,
+                                               load=self.load is not None)
+        for name in KNOBS:
+            self._w[name].observe(self._on_knob, names="value")
+        self._w["presenter"].observe(self._on_presenter, names="value")
+        if self.load is not None:
+            self._w["pause"].observe(self._on_pause, names="value")
+        self._adopt(cfg)
         self.poll()
-        self._redraw()
-        box = W.VBox([W.HBox([w["max_batch"], w["max_delay_ms"], w["policy"]]),
-                      w["readout"], w["image"], w["status"]])
+        time.sleep(min(self.interval_s, 1.0))
+        self.refresh()  # the second sample: the first draw
         if start:
             self.start()
         return box
 
     def _on_knob(self, change) -> None:
+        """A user moved a knob: remember it and post once the moves stop."""
         if getattr(self._tls, "syncing", False):
-            return  # the service's own value, shown by sync(): nothing to post
-        name = change["owner"].description
-        try:
-            cfg = self.configure(**{name: change["new"]})
-            self._w["status"].value = f"service now runs with {cfg}"
-        except Exception as exc:  # show it; never kill the widget
-            self._w["status"].value = f"<b>config refused</b>: {exc}"
-        try:
-            self.poll()
-        except Exception:
-            pass
-        self._redraw()
+            return  # the service's own value, shown by _show(): nothing to post
+        with self._lock:
+            self._seq += 1  # polls already out must not set the slider back
+        self._moves.add(change["owner"].description, change["new"])
 
-    def _redraw(self) -> None:
-        if "image" in self._w:
-            self._w["image"].value = self.png()
-            self._w["readout"].value = self.readout()
-            self.redraws += 1
+    def _send(self, **knobs) -> None:
+        """Post the debounced knobs as one change; a refusal is shown, never raised."""
+        try:
+            self.configure(**knobs)
+        except Exception as exc:  # shown in the status line; the widget keeps working
+            with self._lock:
+                self.note = f"config refused: {exc}"
+                self._show()
+
+    def _on_presenter(self, change) -> None:
+        self.presenter = bool(change["new"])
+        self._draw()
+
+    def _on_pause(self, change) -> None:
+        if getattr(self._tls, "syncing", False) or self.load is None:
+            return
+        (self.load.pause if change["new"] else self.load.resume)()
+        with self._lock:
+            self._show()
 
     # ---- the poller -------------------------------------------------------------------
     def start(self) -> None:
-        """Poll and redraw in a daemon thread until ``stop()`` or ``max_duration_s``."""
-        if self._thread is not None and self._thread.is_alive():
+        """Poll and redraw in a daemon thread until ``stop()`` (or ``max_duration_s``)."""
+        if self.running:
             return
         self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="dashboard", daemon=True)
         self._thread.start()
 
     def _loop(self) -> None:
-        """A slow or failed poll (a swamped service) is shown and retried: a poller that
-        stopped would leave the sliders showing an old config. Only a service that has
-        gone (``MAX_FAILURES`` connection refusals in a row) ends it early."""
+        """A slow or failed poll is shown and retried; only a service that has gone
+        (``MAX_FAILURES`` connection refusals in a row) ends it early."""
         import httpx
-        end, refused = time.monotonic() + self.max_duration_s, 0
-        while not self._stop.wait(self.interval_s):
-            if time.monotonic() > end:
-                break
+        end = time.monotonic() + (self.max_duration_s or float("inf"))
+        refused = 0
+        while not self._stop.wait(self.interval_s) and time.monotonic() < end:
             try:
-                self.poll()
-                self._redraw()
+                self.refresh()
                 refused = 0
             except Exception as exc:
                 refused = refused + 1 if isinstance(exc, httpx.ConnectError) else 0
-                gone = refused >= MAX_FAILURES
-                if "status" in self._w:
-                    self._w["status"].value = (f"polling {'stopped' if gone else 'retrying'}:"
-                                               f" {type(exc).__name__}: {exc}")
-                if gone:
-                    break
-        self._final_sync()
-
-    def _final_sync(self) -> None:
-        """When polling ends, show the live config one last time (and say it may age)."""
-        try:
-            self.sync(get_config(self.url, self._client))
-        except Exception:
-            return
-        if "status" in self._w:
-            self._w["status"].value = ("poller stopped; sliders show the config at "
-                                       f"{time.strftime('%H:%M:%S')}: {self.live_config}")
+                with self._lock:
+                    self.note = (f"polling {'stopped' if refused >= MAX_FAILURES else 'retrying'}"
+                                 f": {type(exc).__name__}: {exc}")
+                    self._show()
+                if refused >= MAX_FAILURES:
+                    return
 
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
     def stop(self) -> None:
-        """Stop polling; the sliders then show the live config as of now and still work."""
+        """Stop polling (a pending slider move is sent first); then read the service once
+        more so sliders, readout, title and status show what it runs now. The sliders
+        still work; ``start()`` resumes."""
+        self._moves.flush()
         self._stop.set()
-        if self._thread is not None and self._thread.is_alive():
-            self._thread.join(15)  # its last act: _final_sync()
+        if self._thread is not None:
+            self._thread.join(15)
+        try:
+            self.refresh()
+        except Exception as exc:
+            self.note = f"poller stopped; the service did not answer: {exc}"
         else:
-            self._final_sync()
+            self.note = f"poller stopped at {time.strftime('%H:%M:%S')}; dash.start() resumes"
+        with self._lock:
+            self._show()
 
 
 def _shutdown(stop: threading.Event, client) -> None:
     stop.set()
     client.close()
-
-
-def md_table(rows, digits: int = 1) -> str:
-    """A Markdown table of a list of dicts (or of one dict as name/value rows); numbers
-    rounded to ``digits``; None/NaN shown as –."""
-    if isinstance(rows, dict):
-        rows = [{"": k, "value": v} for k, v in rows.items()]
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-
-    def cell(v) -> str:
-        if v is None or (isinstance(v, float) and v != v):
-            return "–"
-        if isinstance(v, float):
-            return f"{v:.{digits}f}"
-        return str(v).replace("|", "\\|")
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(cell(r.get(c)) for c in cols) + " |" for r in rows]
-    return "\n".join(lines)

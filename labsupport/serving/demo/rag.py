@@ -27,6 +27,7 @@ import numpy as np
 
 from ...metrics import percentiles
 from ...batching.config import BatchConfig
+from ...projector import drawing
 from ...batching.runtime import MicroBatcher
 from ...validate import check_float, check_int
 from .rag_docs import DOCS, SYSTEM_PROMPT
@@ -271,22 +272,22 @@ class RagPipeline:
         return out
 
     def figure(self):
-        """Gateway batch sizes and generator rows per step, side by side."""
-        from matplotlib.figure import Figure
-        fig = Figure(figsize=(10, 3.4), dpi=80)
-        a, b = fig.subplots(1, 2)
-        a.bar(range(len(self.gateway_batches)), self.gateway_batches, color="C0")
-        a.axhline(self.batch.max_batch, color="grey", ls="--", lw=0.8, label="max_batch")
-        a.set(title="gateway micro-batcher: questions per encoder call",
-              xlabel="encoder call", ylabel="batch size")
-        a.legend(fontsize=8)
-        b.plot(self.generator.rows_per_step, color="C1", lw=1)
-        b.axhline(self.engine.cfg.max_seqs, color="grey", ls="--", lw=0.8, label="max_seqs")
-        b.set(title="continuous decoder: sequences per decode step", xlabel="step",
-              ylabel="sequences")
-        b.legend(fontsize=8)
-        fig.subplots_adjust(wspace=0.25, bottom=0.16)
-        return fig
+        """Gateway batch sizes and generator rows per step, side by side (projector sizes,
+        no pyplot)."""
+        with drawing() as st:
+            fig = st.figure(4.6)
+            a, b = fig.subplots(1, 2)
+            a.bar(range(len(self.gateway_batches)), self.gateway_batches, color="C0")
+            a.axhline(self.batch.max_batch, color="grey", ls="--", label="max_batch")
+            a.set(title="gateway: questions per encoder call", xlabel="encoder call",
+                  ylabel="batch size")
+            a.legend(loc="upper right")
+            b.plot(self.generator.rows_per_step, color="C1")
+            b.axhline(self.engine.cfg.max_seqs, color="grey", ls="--", label="max_seqs")
+            b.set(title="decoder: sequences per step", xlabel="decode step", ylabel="sequences")
+            b.legend(loc="upper right")
+            fig.subplots_adjust(left=0.08, right=0.98, top=0.88, bottom=0.16, wspace=0.28)
+            return fig
 
     def close(self) -> None:
         self.generator.close()

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...batching.routing import ROUTINGS
 from ...costs import ServiceModel
+from ...projector import drawing
 from ...queueing import mgc_wait_ms
 from ...sim.simulator import simulate_replicas
 from ...traffic import bursty, poisson
@@ -96,22 +97,24 @@ def show(rows: list[dict], digits: int = 2) -> None:
 
 def plot(theory: list[dict], tails: list[dict]):
     """Left: mean wait, theory (lines) against the simulated least-outstanding router
-    (dots). Right: p99 and p99.9 per routing choice."""
-    import matplotlib.pyplot as plt
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
-    for c in sorted({r["replicas"] for r in theory}):
-        rs = [r for r in theory if r["replicas"] == c]
-        x = [r["load"] for r in rs]
-        line, = a.plot(x, [r["theory_wait_ms"] for r in rs], label=f"M/G/{c} theory")
-        a.plot(x, [r["least_outstanding_wait_ms"] for r in rs], "o", color=line.get_color(),
-               label=f"{c} replicas, least outstanding (sim)")
-    a.set(xlabel="load ρ", ylabel="mean wait (ms)", title="theory against the simulator")
-    a.legend(fontsize=7)
-    x = np.arange(len(tails))
-    b.bar(x - 0.2, [r["p99_ms"] for r in tails], 0.4, label="p99")
-    b.bar(x + 0.2, [r["p999_ms"] for r in tails], 0.4, label="p99.9")
-    b.set_xticks(x, [r["routing"] for r in tails])
-    b.set(ylabel="latency (ms)", title="bursty load: tail per routing")
-    b.legend()
-    fig.tight_layout()
-    return fig
+    (dots). Right: p99 and p99.9 per routing choice. A pyplot-free Figure, projector sizes
+    (show it with ``display(projector.image(fig))``)."""
+    with drawing() as st:
+        fig = st.figure(4.8)
+        a, b = fig.subplots(1, 2)
+        for c in sorted({r["replicas"] for r in theory}):
+            rs = [r for r in theory if r["replicas"] == c]
+            x = [r["load"] for r in rs]
+            line, = a.plot(x, [r["theory_wait_ms"] for r in rs], label=f"M/G/{c}")
+            a.plot(x, [r["least_outstanding_wait_ms"] for r in rs], "o", color=line.get_color())
+        a.set(xlabel="load ρ", ylabel="mean wait (ms)", title="lines: theory · dots: sim")
+        a.legend(loc="upper left")
+        x = np.arange(len(tails))
+        b.bar(x - 0.2, [r["p99_ms"] for r in tails], 0.4, label="p99")
+        b.bar(x + 0.2, [r["p999_ms"] for r in tails], 0.4, label="p99.9")
+        b.set_xticks(x, [r["routing"].replace("_", "\n") for r in tails])
+        b.set(ylabel="latency (ms)", title="bursty load: tail per routing")
+        b.set_ylim(0, 1.35 * max(r["p999_ms"] for r in tails))
+        b.legend(loc="upper left", ncols=2)
+        fig.subplots_adjust(left=0.09, right=0.99, top=0.9, bottom=0.2, wspace=0.3)
+        return fig

@@ -1,2 +1,3 @@
 """Running services: ``labsupport serve`` / ``load`` / ``export``, background starts
-(``launcher``), child processes (``procs``), replicas behind a router."""
+(``launcher``), the demo load that runs until stopped (``steady``), child processes
+(``procs``), replicas behind a router."""

@@ -41,7 +41,8 @@ def _why(cfg: BatchConfig, mark: str) -> str:
     """A trailing comment when the exported delay is 0 although ``max_delay_ms`` is not."""
     if delay_us(cfg) == 0 and cfg.max_delay_ms > 0:
         return (f"  {mark} 0, not {cfg.max_delay_ms:g} ms: under the lab's {cfg.policy} "
-                f"policy max_delay_ms is {DELAY_MEANING[cfg.policy].split(':')[0]}")
+                f"policy max_delay_ms is {DELAY_MEANING[cfg.policy].split(':')[0]}; a delay "
+                f"here would make every lone request on an idle server wait it in full.")
     return ""
 
 
@@ -80,7 +81,7 @@ def ray_max_ongoing(max_batch: int) -> int:
 def ray_serve(cfg: BatchConfig) -> str:
     """The Ray Serve deployment and ``@serve.batch`` lines."""
     return (f"@serve.deployment(max_ongoing_requests={ray_max_ongoing(cfg.max_batch)})"
-            f"  # default 5 would cap every batch at 5\n"
+            f"  # Ray's default of 5 would cap every batch at 5 requests.\n"
             f"class Embedder:\n"
             f"    @serve.batch(max_batch_size={cfg.max_batch}, "
             f"batch_wait_timeout_s={delay_us(cfg) / 1e6:g}){_why(cfg, '#')}\n"

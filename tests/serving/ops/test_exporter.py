@@ -64,6 +64,14 @@ def test_a_policy_that_never_waits_exports_no_wait(policy):
     assert f"under the lab's {policy} policy max_delay_ms is {meaning}" in out["triton"]
 
 
+@pytest.mark.parametrize("policy", ["work_conserving", "bucketed", "window"])
+def test_every_comment_is_a_whole_sentence(policy):
+    """A comment ends with a full stop (0.2's ended mid-sentence: "a delay here would")."""
+    for system, text in exporter.export(BatchConfig(max_delay_ms=20.0, policy=policy)).items():
+        for comment in re.findall(r"#\s*(.*)$", text, re.M):
+            assert comment.endswith("."), (system, comment)
+
+
 @pytest.mark.parametrize("policy", ["window", "early"])
 def test_a_window_policy_exports_its_delay(policy):
     out = exporter.export(BatchConfig(max_batch=16, max_delay_ms=20.0, policy=policy))

@@ -8,15 +8,17 @@ from nbformat.v4 import new_code_cell, new_notebook
 from svc_helpers import gone, refused
 
 START = """
+import time
 from labsupport.serving.ops.launcher import start_service
-from labsupport.serving.ops.launcher import start_load
+from labsupport.serving.ops.steady import SteadyLoad
 from labsupport.serving.demo.dashboard import Dashboard
 svc = start_service("fake")
-load = start_load(svc.url, rate=40, n=5000, duration_s=120)
-dash = Dashboard(svc.url, interval_s=0.5)
+load = SteadyLoad(svc.url, rate=40)  # the demo load: until stopped
+dash = Dashboard(svc.url, interval_s=0.5, load=load)
 box = dash.widget()
-dash.sample(1.0)
-print(svc.proc.pid, load.proc.pid, svc.url, dash.running)
+while load.pid is None:
+    time.sleep(0.05)
+print(svc.proc.pid, load.pid, svc.url, dash.running)
 """
 
 
