@@ -49,10 +49,12 @@ WRITABLE_MIB = 192 + 64  # the box's /tmp (scratch_mib) and /dev/shm
 
 
 def _project(dest: Path, source_nb: Path) -> Path:
-    """A copy of the project holding only the knowledge check, with the test's limits."""
+    """A copy of the project holding only the knowledge check and its key (``grader/``,
+    which the boxes must not see), with the test's limits."""
     skip = shutil.ignore_patterns("__pycache__")
     shutil.copytree(ROOT / "labsupport", dest / "labsupport", ignore=skip)
     shutil.copytree(ROOT / "data", dest / "data")
+    shutil.copytree(ROOT / "grader", dest / "grader")
     shutil.copytree(source_nb.parent, dest / "solutions" / source_nb.parent.name)
     (dest / "autograde").mkdir()
     shutil.copy(ROOT / "nbgrader_config.py", dest)
