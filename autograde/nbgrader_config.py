@@ -30,9 +30,11 @@ c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()
 # never the hidden tests: neither in the test cells nor in a traceback's context lines.
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests,
                                     ShortTestErrors]
-# Autograde: the kernel runs in autograde mode (LAB_AUTOGRADE=1: short demos, no frontend
-# waits) and survives a dead kernel; then every answer cell is graded again alone against the
-# installed checks and audited; what needs a trainer is flagged in the formgrader.
+# Autograde: the kernel runs in the submission's sandbox (c.Sandbox: namespaces and a grading
+# user as root, rlimits and a warning otherwise; limits in docs/trainers.md), in autograde mode
+# (LAB_AUTOGRADE=1: short demos, no frontend waits), and survives a dead kernel; then every
+# answer cell is graded again alone, in a box of its own, against the installed checks and
+# audited; what needs a trainer is flagged; the autograded notebook runs no script in a browser.
 c.Autograde.autograde_preprocessors = autograde_preprocessors()
 # A copied answer or test cell loses its id without failing the whole submission; the
 # trusted pass then fails that item closed (0, flagged: the answer cell appears twice).

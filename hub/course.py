@@ -15,6 +15,12 @@
   folder (the history holds every file) and local grading folders become 0700, since
   students' kernels read the lab package and ``data/`` from it.
 
+``python hub/course.py autograde ASSIGNMENT [--jobs N]`` grades the trainer's collected
+submissions with full isolation (the grading sandbox's namespaces mode, which needs root):
+it builds the course's config from the lab's own config (nothing the trainer can edit runs
+as root), grades through ``labsupport.grading`` like ``labsupport grade autograde`` (flags
+printed per student) and hands the course folder back to the trainer.
+
 ``python hub/course.py teardown`` removes the users this script made (``userdel -r``)
 and ``$LABHUB_ROOT``.
 """
@@ -62,17 +68,23 @@ def write_owned(path: Path, text: str, user: str) -> None:
         shutil.chown(p, user, user)
 
 
+def course_settings(course: Path, exchange: Path, course_id: str) -> dict[str, str]:
+    """``Class.trait`` -> value: the lab's course config moved into the trainer's ``course``."""
+    return {"CourseDirectory.root": str(course),
+            "CourseDirectory.submitted_directory": "submitted",
+            "CourseDirectory.autograded_directory": "autograded",
+            "CourseDirectory.feedback_directory": "feedback",
+            "CourseDirectory.db_url": f"sqlite:///{course / 'gradebook.db'}",
+            "CourseDirectory.course_id": course_id,
+            "Exchange.root": str(exchange)}
+
+
 def trainer_config(course: Path, exchange: Path, course_id: str) -> str:
     return (f"# written by hub/course.py: the lab's course config, moved into {course}\n"
             "c = get_config()  # noqa: F821\n"
             f"load_subconfig({str(REPO / 'autograde' / 'nbgrader_config.py')!r})  # noqa: F821\n"
-            f"c.CourseDirectory.root = {str(course)!r}\n"
-            "c.CourseDirectory.submitted_directory = 'submitted'\n"
-            "c.CourseDirectory.autograded_directory = 'autograded'\n"
-            "c.CourseDirectory.feedback_directory = 'feedback'\n"
-            f"c.CourseDirectory.db_url = {'sqlite:///' + str(course / 'gradebook.db')!r}\n"
-            f"c.CourseDirectory.course_id = {course_id!r}\n"
-            f"c.Exchange.root = {str(exchange)!r}\n")
+            + "".join(f"c.{key} = {value!r}\n"
+                      for key, value in course_settings(course, exchange, course_id).items()))
 
 
 def student_config(exchange: Path, course_id: str) -> str:
@@ -131,6 +143,38 @@ def setup(protect_repo: bool) -> None:
           f"exchange {exchange}")
 
 
+def linked(folder: Path) -> list[Path]:
+    """Symbolic links under ``folder``: root must not write through them."""
+    out = []
+    for top, dirs, files in os.walk(folder):
+        out += [Path(top) / n for n in dirs + files if (Path(top) / n).is_symlink()]
+    return out
+
+
+def autograde(assignment: str, jobs: int) -> int:
+    """Grade the trainer's submissions of ``assignment`` in the sandbox, as root; 0 when all
+    were graded."""
+    s = settings()
+    trainer = s["users"][0]
+    course = home(trainer) / "course"
+    if linked(course):
+        print(f"hub/course.py: refusing to grade: links in {course}: {linked(course)[:3]}",
+              file=sys.stderr)
+        return 2
+    sys.path.insert(0, str(REPO))
+    from labsupport.grading import Course, course_config, parallel
+    settings_ = course_settings(course, s["root"] / "exchange", s["course_id"])
+    grader = Course(course_config(course, **settings_, **{"Sandbox.mode": "namespaces"}))
+    try:
+        if jobs > 1:
+            ok = parallel.autograde(grader, assignment, jobs=jobs)
+        else:
+            ok = grader.autograde(assignment)
+    finally:
+        subprocess.run(["chown", "-R", f"{trainer}:{trainer}", str(course)], check=True)
+    return 0 if ok else 1
+
+
 def teardown() -> None:
     s = settings()
     for user in s["users"]:
@@ -146,15 +190,23 @@ def teardown() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="hub/course.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("action", choices=("setup", "teardown"))
+    p.add_argument("action", choices=("setup", "autograde", "teardown"))
+    p.add_argument("assignment", nargs="?", help="autograde: the assignment to grade")
     p.add_argument("--protect-repo", action="store_true",
                    help="chmod 0700 this clone's solutions/, grader/, tests/, git folder "
                         "and grading folders")
+    p.add_argument("--jobs", type=int, default=1, help="autograde: submissions at once")
     args = p.parse_args(argv)
+    if args.action == "autograde" and not args.assignment:
+        p.error("autograde needs the assignment to grade")
+    if args.jobs < 1:
+        p.error(f"--jobs must be at least 1 (got {args.jobs})")
     if os.geteuid() != 0:
         print("hub/course.py: run as root (it creates Unix users and the exchange)",
               file=sys.stderr)
         return 2
+    if args.action == "autograde":
+        return autograde(args.assignment, args.jobs)
     setup(args.protect_repo) if args.action == "setup" else teardown()
     return 0
 

@@ -1,31 +1,39 @@
-"""``labsupport bench grading``: how long autograding one student, and a class, takes.
+"""``labsupport bench grading``: how long autograding a class takes, with the sandbox on and off.
 
-In a temporary copy of the course (every assignment found in ``solutions/``, released
-first; not timed) each student submits the solutions. Measured, with the lab's own
-pipeline (autograde mode, trusted pass, audit):
+In a temporary copy of the course (every assignment with points, released first; not
+timed), each student submits the whole pack, and ``grade autograde --jobs`` (the lab's
+pipeline: sandbox, autograde mode, trusted pass, audit) grades them all. Measured:
 
-- ``full_pack``: one student, every assignment, one after another (seconds each, and the
-  ``--top`` slowest cells of each, from nbclient's execution timestamps);
-- ``class``: ``--students`` students × every assignment with ``--jobs`` workers, and that
-  wall time scaled to ``--class-size`` students (grading is a queue of equal jobs).
+- default: a class of ``--students`` (6) graded with the sandbox on and off, side by side
+  (halves of the class in the order on, off, off, on): wall time, each notebook's time
+  (job seconds, median and max per assignment), the sandbox's overhead and whether both
+  sides gave the same scores;
+- ``--class N``: N students, half the solutions and half honest partial answers (every
+  other answer cell solved, the rest left as the stub), sandbox on only;
+- ``--full-only``: one student, one assignment after another, with each notebook's
+  slowest cells (nbclient's timestamps) — where grading time goes.
 
-Prints JSON. Goals: full pack <= 60 s; 30 students <= 15 min on 2 cores.
+Prints JSON, with the load average around each run (a busy machine is slower).
+Goals: a class of 6 <= 360 s with the sandbox, overhead <= 20 %; 30 students <= 15 min.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import io
 import json
 import os
 import shutil
+import statistics
 import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
 
-GOAL_FULL_PACK_S = 60.0
-GOAL_CLASS_S = 15 * 60.0
+GOAL_CLASS6_S = 360.0
+GOAL_OVERHEAD = 0.20
+GOAL_CLASS30_S = 15 * 60.0
 
 
 def _course(tmp: Path, names: list[str] | None):
@@ -41,22 +49,44 @@ def _course(tmp: Path, names: list[str] | None):
     return course
 
 
-def _submit(course, student: str) -> None:
-    for a in course.assignments():
+def _graded(course) -> list[str]:
+    return [a for a in course.assignments() if course.max_score(a) > 0]
+
+
+def _submit(course, student: str, kind: str = "solution") -> None:
+    """The whole pack: the solutions, or (``partial``) every other answer cell solved and
+    the rest left as the release's stub."""
+    import nbformat
+    for a in _graded(course):
         dest = course._dir("submitted") / student / a
         dest.mkdir(parents=True, exist_ok=True)
-        for nb in (course._dir("source") / a).glob("*.ipynb"):
-            shutil.copy(nb, dest / nb.name)
+        for src in (course._dir("source") / a).glob("*.ipynb"):
+            nb = nbformat.read(src, 4)
+            if kind == "partial":
+                stubs = {c.metadata["nbgrader"]["grade_id"]: c.source
+                         for c in nbformat.read(course._dir("release") / a / src.name, 4).cells
+                         if c.metadata.get("nbgrader", {}).get("solution")}
+                answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+                for c in answers[1::2]:
+                    c.source = stubs.get(c.metadata["nbgrader"]["grade_id"], c.source)
+            nbformat.write(copy.deepcopy(nb), dest / src.name)
 
 
 def _stamp(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def _score(course, assignment: str, student: str) -> float:
-    from nbgrader.api import Gradebook
+def _scores(course, students: list[str]) -> dict[str, float]:
+    from nbgrader.api import Gradebook, MissingEntry
+    out = {}
     with Gradebook(course.coursedir.db_url) as gb:
-        return float(gb.find_submission(assignment, student).score)
+        for s in students:
+            total = 0.0
+            for a in _graded(course):
+                with contextlib.suppress(MissingEntry):
+                    total += float(gb.find_submission(a, s).score)
+            out[s] = total
+    return out
 
 
 def cell_times(folder: Path) -> list[dict]:
@@ -77,72 +107,156 @@ def cell_times(folder: Path) -> list[dict]:
     return sorted(out, key=lambda c: -c["s"])
 
 
-def run(students: int = 2, jobs: int = 2, class_size: int = 30,
-        names: list[str] | None = None, include_ungraded: bool = False,
-        top: int = 3, full_only: bool = False) -> dict:
-    """Measure; returns the JSON-able result (``full_only``: skip the class figure)."""
+def grade_class(course, students: list[str], jobs: int, mode: str) -> dict:
+    """Grade every submission of ``students`` with the sandbox in ``mode``; wall and per-notebook s."""
     from ..grading import parallel
-    if students < 1 or jobs < 1 or class_size < 1 or top < 0:
-        raise ValueError(f"students, jobs and class_size must be >= 1 and top >= 0 "
-                         f"(got {students}, {jobs}, {class_size}, {top})")
-    load0 = os.getloadavg()
+    course.cfg.Sandbox.mode = mode
+    report: list[dict] = []
+    load0, t0, err = os.getloadavg(), time.perf_counter(), io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        ok = parallel.autograde(course, students=students, jobs=jobs, progress=False, report=report)
+    wall = time.perf_counter() - t0
+    fails = [ln for ln in err.getvalue().splitlines() if ln.startswith("FAIL")]
+    per: dict[str, list[float]] = {}
+    for r in report:
+        per.setdefault(r["assignment"], []).append(r["s"])
+    return {"sandbox": _mode(course), "wall_s": round(wall, 1), "ok": ok and all(r["ok"] for r in report),
+            "notebooks": len(report),
+            "per_notebook_s": {a: {"median": round(statistics.median(v), 2), "max": round(max(v), 2)}
+                               for a, v in sorted(per.items())},
+            "notebook_s_total": round(sum(r["s"] for r in report), 1),
+            "loadavg_before": [round(x, 2) for x in load0],
+            "loadavg_after": [round(x, 2) for x in os.getloadavg()],
+            **({"failures": [ln[:300] for ln in fails[-3:]]} if fails else {}),
+            "scores": _scores(course, students)}
+
+
+def _mode(course) -> str:
+    from ..grading.sandbox import Sandbox
+    return Sandbox(config=course.cfg).resolved_mode()
+
+
+def _warm_up(course, student: str) -> None:
+    """Grade one small notebook in each mode, untimed: the job server's start (nbgrader's
+    imports) and cold caches are not the sandbox's cost."""
+    from ..grading import parallel
+    smallest = min(_graded(course), key=lambda a: sum(
+        p.stat().st_size for p in (course._dir("source") / a).glob("*.ipynb")))
+    for mode in ("auto", "off"):
+        course.cfg.Sandbox.mode = mode
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            parallel.autograde(course, smallest, [student], jobs=1, progress=False)
+
+
+def side_by_side(students: int, jobs: int, names: list[str] | None) -> dict:
+    """A class graded with the sandbox on and off, in halves run on, off, off, on (a load
+    that drifts during the bench weighs on both alike); each side's wall is its two halves'."""
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
+        course = _course(Path(tmp), names)
+        who = [f"s{i:03d}" for i in range(students)]
+        for s in who:
+            _submit(course, s)
+        _warm_up(course, who[0])
+        halves = [who[:(students + 1) // 2], who[(students + 1) // 2:]]
+        runs = [(mode, half) for mode, half in (("auto", 0), ("off", 0), ("off", 1), ("auto", 1))
+                if halves[half]]
+        got = [(mode, grade_class(course, halves[half], jobs, mode)) for mode, half in runs]
+    side = {}
+    for key in ("auto", "off"):
+        parts = [r for m, r in got if m == key]
+        per: dict[str, dict] = {}
+        for r in parts:
+            for a, v in r["per_notebook_s"].items():
+                per.setdefault(a, {"median": [], "max": []})
+                per[a]["median"].append(v["median"])
+                per[a]["max"].append(v["max"])
+        side[key] = {"sandbox": parts[0]["sandbox"], "wall_s": round(sum(r["wall_s"] for r in parts), 1),
+                     "ok": all(r["ok"] for r in parts), "notebooks": sum(r["notebooks"] for r in parts),
+                     "per_notebook_s": {a: {"median": round(statistics.mean(v["median"]), 2),
+                                            "max": max(v["max"])} for a, v in per.items()},
+                     "notebook_s_total": round(sum(r["notebook_s_total"] for r in parts), 1),
+                     "halves": [{k: r[k] for k in ("wall_s", "loadavg_before", "loadavg_after")}
+                                for r in parts],
+                     "scores": {s: v for r in parts for s, v in r["scores"].items()}}
+    on, off = side["auto"], side["off"]
+    overhead = on["wall_s"] / off["wall_s"] - 1
+    a, b = on.pop("scores"), off.pop("scores")
+    differ = {s: [a.get(s), b.get(s)] for s in sorted(set(a) | set(b)) if a.get(s) != b.get(s)}
+    return {"students": students, "jobs": jobs, "order": "on, off, off, on (halves of the class)",
+            "on": on, "off": off, "overhead": round(overhead, 3), "same_scores": not differ,
+            "scores_on_off_where_they_differ": differ,
+            "goal_s": GOAL_CLASS6_S, "meets_goal": on["wall_s"] <= GOAL_CLASS6_S and on["ok"],
+            "goal_overhead": GOAL_OVERHEAD, "meets_overhead": overhead <= GOAL_OVERHEAD}
+
+
+def big_class(students: int, jobs: int, names: list[str] | None) -> dict:
+    """``students`` students, half solutions and half partial answers, sandbox on (the
+    job server's start counted: this is the trainer's wall time)."""
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
+        course = _course(Path(tmp), names)
+        full = [f"s{i:03d}" for i in range(0, students, 2)]
+        part = [f"s{i:03d}" for i in range(1, students, 2)]
+        for s in full:
+            _submit(course, s)
+        for s in part:
+            _submit(course, s, "partial")
+        on = grade_class(course, full + part, jobs, "auto")
+        top = sum(course.max_score(a) for a in _graded(course))
+    scores = on.pop("scores")
+    return {"students": students, "solutions": len(full), "partial": len(part), "jobs": jobs,
+            **on, "max_score": top,  # written answers (manual points) count in max_score
+            "solution_scores": sorted({scores[s] for s in full}),
+            "partial_scores": sorted({scores[s] for s in part}), "goal_s": GOAL_CLASS30_S,
+            "meets_goal": on["wall_s"] <= GOAL_CLASS30_S and on["ok"]}
+
+
+def full_pack(names: list[str] | None, top: int) -> dict:
+    """One student, each assignment after another, with its slowest cells."""
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
         course = _course(Path(tmp), names)
         _submit(course, "s000")
-        per, skipped = {}, []
-        for a in course.assignments():
-            if course.max_score(a) == 0 and not include_ungraded:
-                skipped.append(a)
-                continue
+        per = {}
+        for a in _graded(course):
             t0 = time.perf_counter()
             with contextlib.redirect_stdout(io.StringIO()):
                 ok = bool(course.api.autograde(a, "s000").get("success"))
             cells = cell_times(course._dir("autograded") / "s000" / a)
             per[a] = {"s": round(time.perf_counter() - t0, 2), "ok": ok,
-                      "score": _score(course, a, "s000"), "max_score": course.max_score(a),
                       "cells_s": round(sum(c["s"] for c in cells), 2), "top_cells": cells[:top]}
-        graded = [a for a in per if course.max_score(a) > 0]
-        full = sum(per[a]["s"] for a in graded)
-        result = {
-            "bench": "grading", "cpus": os.cpu_count(), "loadavg_before": load0,
-            "full_pack": {"per_assignment": per, "skipped_no_points": skipped,
-                          "graded_s": round(full, 1), "goal_s": GOAL_FULL_PACK_S,
-                          "meets_goal": full <= GOAL_FULL_PACK_S}}
-        if full_only:
-            return result
-        shutil.rmtree(course._dir("submitted") / "s000")
-        who = [f"s{i:03d}" for i in range(1, students + 1)]
-        for s in who:
-            _submit(course, s)
-        t0 = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()):
-            ok = parallel.autograde(course, students=who, jobs=jobs, progress=False)
-        wall = time.perf_counter() - t0
-    scaled = wall * class_size / students
-    result["class"] = {
-        "students": students, "jobs": jobs, "assignments": len(graded),
-        "submissions": students * len(graded), "wall_s": round(wall, 1), "ok": ok,
-        "s_per_student": round(wall / students, 1),
-        f"scaled_to_{class_size}_students_s": round(scaled, 1),
-        "goal_s": GOAL_CLASS_S, "meets_goal": scaled <= GOAL_CLASS_S}
+        return {"per_assignment": per, "graded_s": round(sum(v["s"] for v in per.values()), 1)}
+
+
+def run(students: int = 6, jobs: int = 2, class_size: int | None = None,
+        names: list[str] | None = None, top: int = 3, full_only: bool = False) -> dict:
+    """Measure; returns the JSON-able result."""
+    if students < 1 or jobs < 1 or (class_size is not None and class_size < 2) or top < 0:
+        raise ValueError(f"--students and --jobs must be >= 1, --class >= 2 and --top >= 0 "
+                         f"(got {students}, {jobs}, {class_size}, {top})")
+    from ..grading.sandbox import Sandbox
+    result = {"bench": "grading", "cpus": os.cpu_count(),
+              "sandbox_mode": Sandbox().resolved_mode(), "loadavg_before": os.getloadavg()}
+    if full_only:
+        result["full_pack"] = full_pack(names, top)
+    elif class_size is not None:
+        result["class"] = big_class(class_size, jobs, names)
+    else:
+        result["class"] = side_by_side(students, jobs, names)
     result["loadavg_after"] = os.getloadavg()
     return result
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="labsupport bench grading", description=__doc__.split("\n")[0])
-    p.add_argument("--students", type=int, default=2, help="students graded for the class figure")
+    p.add_argument("--students", type=int, default=6, help="class graded on and off (default 6)")
     p.add_argument("--jobs", type=int, default=2, help="parallel workers (default 2)")
-    p.add_argument("--class-size", type=int, default=30, help="students to scale to (default 30)")
+    p.add_argument("--class", type=int, dest="class_size", default=None,
+                   help="N students, half solutions, half partial answers, sandbox on only")
     p.add_argument("--assignment", action="append", dest="names", help="only these (repeat)")
-    p.add_argument("--include-ungraded", action="store_true",
-                   help="also time assignments without points (autograde skips them)")
-    p.add_argument("--top", type=int, default=3, help="slowest cells listed per assignment")
-    p.add_argument("--full-only", action="store_true", help="only the one-student full pack")
+    p.add_argument("--top", type=int, default=3, help="--full-only: slowest cells per assignment")
+    p.add_argument("--full-only", action="store_true", help="only one student's full pack, cell times")
     args = p.parse_args(argv)
     try:
-        result = run(args.students, args.jobs, args.class_size, args.names, args.include_ungraded,
-                     args.top, args.full_only)
+        result = run(args.students, args.jobs, args.class_size, args.names, args.top, args.full_only)
     except ValueError as err:
         p.error(str(err))
     print(json.dumps(result, indent=2))

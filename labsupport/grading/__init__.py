@@ -4,10 +4,16 @@
   ``course_config`` (the course's config, re-rootable into another folder);
 - ``release``: the release's stubs (they name the exercise and let the cell run);
 - ``pipeline``: the lab's steps inside nbgrader's autograde and feedback pipelines (short
-  test errors in feedback, autograde mode, the trusted pass, review flags);
+  test errors in feedback, the trusted pass, review flags); ``execute``: the notebook run
+  in its sandbox, in autograde mode; ``statuses``: what the sandbox saw, per item;
 - ``trusted``, ``audit``, ``cellcode`` and ``roles``: grades that answer cells cannot forge
   (cell roles from the gradebook, magics audited, the lab's own answers flagged);
 - ``seed``: the grading run's secret the hidden cases are drawn from;
+- ``sandbox`` (settings), ``box`` (one notebook's sandbox), ``jail`` and ``mounts`` (the
+  launcher), ``kernel``, ``cgroups`` and ``seal``: every submission's code runs isolated,
+  limited and watched;
+- ``inert``: autograded notebooks that run no script in the trainer's browser;
+- ``review``: flagged items and why (``autograde`` prints them, ``export`` adds a column);
 - ``parallel``: ``autograde --jobs N`` (one private gradebook per submission, one writer).
 """
 from __future__ import annotations
@@ -23,7 +29,7 @@ from . import parallel  # light: its heavy imports are inside functions
 # Imported on first use, so the trusted-pass helper (``python -m labsupport.grading.trusted``)
 # starts without nbgrader/nbformat/jsonschema (about 0.3 s instead of 3.4 s on 2 cores).
 _LAZY = {"CONFIG_FILE": "course", "ROOT": "course", "Course": "course",
-         "course_config": "course", "AutogradeExecute": "pipeline",
+         "course_config": "course", "AutogradeExecute": "execute",
          "ClearSolutionsById": "release", "FlagForReview": "pipeline",
          "ShortTestErrors": "pipeline", "TrustedChecks": "pipeline",
          "autograde_preprocessors": "pipeline", "generate_assignment_preprocessors": "release",
@@ -54,14 +60,18 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--student", action="append", dest="students", help="only these (repeat)")
     g.add_argument("--submission-timeout", type=float, default=parallel.SUBMISSION_TIMEOUT_S,
                    help="with --jobs: seconds before one submission is given up (default %(default)g)")
+    g.add_argument("--sandbox", choices=("auto", "namespaces", "plain", "off"), default="auto",
+                   help="how student code runs: auto = namespaces and a grading user as root, "
+                   "else plain (rlimits; a warning); off = as you (default %(default)s)")
     sub.add_parser("feedback", help="feedback HTML for autograded work").add_argument(
         "assignment", nargs="?")
     e = sub.add_parser("export", help="export grades to autograde/grades.csv")
     e.add_argument("--to", type=Path, help="CSV path (default autograde/grades.csv)")
     args = p.parse_args(argv)
 
-    from .course import Course
-    course = Course()
+    from .course import Course, course_config
+    sandbox = getattr(args, "sandbox", "auto")
+    course = Course(course_config(**{"Sandbox.mode": sandbox}) if sandbox != "auto" else None)
     try:
         if args.cmd == "release":
             unknown = set(args.assignments) - set(course.assignments())

@@ -114,14 +114,43 @@ class Course:
         return pairs
 
     def autograde(self, assignment: str | None = None, students: list[str] | None = None) -> bool:
-        """Autograde every submission (of ``assignment``, by ``students``); nbgrader's own pipeline."""
+        """Autograde every submission (of ``assignment``, by ``students``); nbgrader's own
+        pipeline, each notebook in its sandbox. Prints each submission's flagged items; stops
+        (False) when the package seal breaks."""
+        from . import review, seal
         pairs = self.to_autograde(assignment, students)
         if not pairs:
             return False
         ok, pairs = self.prepare_autograde(pairs)
+        self.announce_sandbox()
+        sealed = seal.session(self.root)
         for student, a in pairs:
             ok &= self._run(f"autograde {a} {student}", self.api.autograde, a, student)
+            try:
+                sealed.check(f"{student}/{a}")
+            except seal.SealBroken as err:
+                print(f"FAIL {err}", file=sys.stderr)
+                return False
+            for line in review.lines(self.coursedir.db_url, a, student):
+                print(line)
         return ok
+
+    def announce_sandbox(self) -> str:
+        """Say how student code will run (a warning unless fully isolated); the mode."""
+        from .sandbox import WARNING, Sandbox, namespaces_available
+        box = Sandbox(config=self.cfg)
+        if box.mode == "namespaces" and not namespaces_available()[0]:
+            raise ValueError(f"--sandbox namespaces: {namespaces_available()[1]}")
+        mode = box.resolved_mode()
+        if mode == "namespaces":
+            print(f"sandbox: namespaces, grading uid {box.uid_base}+ (docs/trainers.md)")
+        elif mode == "plain":
+            print(WARNING, file=sys.stderr)
+        else:
+            why = "" if box.mode == "off" else f" (the sandbox needs Linux; this is {sys.platform})"
+            print(f"WARNING: sandbox off{why}: student code runs as you, with your rights",
+                  file=sys.stderr)
+        return mode
 
     def prepare_autograde(self, pairs: list[tuple[str, str]]) -> tuple[bool, list[tuple[str, str]]]:
         """Teach the gradebook unknown assignments; drop those without points to win."""
@@ -156,13 +185,16 @@ class Course:
         return ok
 
     def export(self, dest: Path | str | None = None) -> Path:
-        """Write the gradebook as CSV (nbgrader's CsvExportPlugin); returns the path."""
+        """Write the gradebook as CSV (nbgrader's CsvExportPlugin) plus a ``review`` column
+        (flagged items and why, ``review.add_review_column``); returns the path."""
         from nbgrader.api import Gradebook
         from nbgrader.plugins import CsvExportPlugin
+        from .review import add_review_column
         dest = Path(dest) if dest else self.root / "autograde" / "grades.csv"
         dest.parent.mkdir(parents=True, exist_ok=True)
         with Gradebook(self.coursedir.db_url) as gb:
             CsvExportPlugin(to=str(dest), config=self.cfg).export(gb)
+        add_review_column(dest, self.coursedir.db_url)
         print(f"ok   grades -> {dest}")
         return dest
 

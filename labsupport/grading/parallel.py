@@ -2,11 +2,15 @@
 
 nbgrader's gradebook is one SQLite file and nbgrader grades one submission at a time
 (its issue #174). Here every submission is graded by nbgrader's own pipeline in its own
-process (forked from a server that has nbgrader imported), in a private copy of the course: the release and source folders linked, the
-one submission copied, a copy of the gradebook. When it finishes, this process — the
-only writer of the real gradebook — copies its grades and comments in and moves the
-autograded notebooks into place. A submission that hangs, crashes or kills its kernel
-costs only itself: its job fails (or times out) and the others go on.
+process (forked from a server that has nbgrader imported), in a private course folder:
+copies of the assignment's source and release, the one submission, a copy of the
+gradebook. These processes run only the grader's code: the student's code runs in the
+submission's sandbox box (``sandbox``), under the job slot's own grading uid, and sees none
+of it. When a job finishes, this process — the only writer of the real gradebook — checks
+the package seal, copies the grades and comments in, moves the autograded notebooks into
+place and prints the flagged items. A submission that hangs, crashes or kills its kernel
+costs only itself: its job fails (or times out) and the others go on; a broken seal
+stops everything.
 """
 from __future__ import annotations
 
@@ -14,10 +18,12 @@ import contextlib
 import json
 import multiprocessing as mp
 import os
+import queue
 import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -25,16 +31,29 @@ from pathlib import Path
 SUBMISSION_TIMEOUT_S = 1800.0  # one student's whole assignment, slow machine included
 
 
+def _layout(root: Path):
+    """The folders of a private course at ``root`` (the lab's layout, as ``_worker`` reads it)."""
+    from nbgrader.coursedir import CourseDirectory
+    from .course import course_config
+    return CourseDirectory(config=course_config(root))
+
+
 def _private_course(course, student: str, assignment: str, base: Path) -> Path:
-    """A course folder with this one submission; the rest linked to the real course."""
+    """A course folder with this one submission, copies of its assignment's source and
+    release folders and a copy of the gradebook (in the lab's layout, whatever the real
+    course's is: the hub's puts ``submitted/`` at the top)."""
     root = base / f"{student}__{assignment}"
+    mine = _layout(root)
     for step in ("source", "release"):
-        rel = getattr(course.coursedir, f"{step}_directory")
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).symlink_to(course._dir(step).resolve(), target_is_directory=True)
-    sub = course.coursedir.submitted_directory
-    shutil.copytree(course._dir("submitted") / student / assignment, root / sub / student / assignment)
-    db = root / "autograde" / "gradebook.db"
+        rel = getattr(mine, f"{step}_directory")
+        src = course._dir(step) / assignment
+        if src.is_dir():
+            shutil.copytree(src, root / rel / assignment)
+        else:
+            (root / rel).mkdir(parents=True, exist_ok=True)
+    shutil.copytree(course._dir("submitted") / student / assignment,
+                    root / mine.submitted_directory / student / assignment)
+    db = Path(mine.db_url.removeprefix("sqlite:///"))
     db.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(course.coursedir.db_url.removeprefix("sqlite:///"), db)
     return root
@@ -76,21 +95,26 @@ def _logged(spec: dict, log: str) -> None:
 
 
 def _job(ctx, root: Path, student: str, assignment: str, overrides: dict, timeout_s: float,
-         threads: int):
-    """Run one job in a forked process; (ok, seconds, log tail)."""
+         threads: int, slots: queue.Queue, stop: threading.Event):
+    """Run one job in a forked process on a free job slot; (ok, seconds, log tail)."""
     t0 = time.perf_counter()
-    spec = {"root": str(root), "student": student, "assignment": assignment,
-            "overrides": overrides, "threads": threads}
-    log = root / "autograde.log"
-    proc = ctx.Process(target=_logged, args=(spec, str(log)))
-    proc.start()
-    proc.join(timeout_s)
-    note = ""
-    if proc.is_alive():
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)  # the job and its kernel
-        proc.join()
-        note = f"\ngave up after {timeout_s:g} s"
+    slot = slots.get()
+    try:
+        spec = {"root": str(root), "student": student, "assignment": assignment,
+                "overrides": {**overrides, "Sandbox.slot": slot}, "threads": threads}
+        log = root / "autograde.log"
+        proc = ctx.Process(target=_logged, args=(spec, str(log)))
+        proc.start()
+        while proc.is_alive() and time.perf_counter() - t0 < timeout_s and not stop.is_set():
+            proc.join(0.5)
+        note = ""
+        if proc.is_alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # the job and its kernel
+            proc.join()
+            note = "\ngrading stopped" if stop.is_set() else f"\ngave up after {timeout_s:g} s"
+    finally:
+        slots.put(slot)
     ok = proc.exitcode == 0 and not note
     text = log.read_text(errors="replace") if log.exists() else ""
     if proc.exitcode not in (0, 1) and not note:
@@ -125,7 +149,7 @@ def merge(main_db: str, worker_db: str, assignment: str, student: str) -> None:
 
 
 def _install(course, root: Path, student: str, assignment: str) -> None:
-    rel = course.coursedir.autograded_directory
+    rel = _layout(root).autograded_directory
     src, dest = root / rel / student / assignment, course._dir("autograded") / student / assignment
     shutil.rmtree(dest, ignore_errors=True)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -134,17 +158,27 @@ def _install(course, root: Path, student: str, assignment: str) -> None:
 
 def autograde(course, assignment: str | None = None, students: list[str] | None = None, *,
               jobs: int = 2, submission_timeout_s: float = SUBMISSION_TIMEOUT_S,
-              progress: bool = True) -> bool:
-    """Autograde every submission (of ``assignment``, by ``students``) with ``jobs`` workers."""
+              progress: bool = True, report: list | None = None) -> bool:
+    """Autograde every submission (of ``assignment``, by ``students``) with ``jobs`` workers;
+    ``report`` (a list) gets one ``{student, assignment, s, ok}`` per submission."""
     from tqdm import tqdm
+    from . import review, seal
     pairs = course.to_autograde(assignment, students)
     if not pairs:
         return False
     ok, pairs = course.prepare_autograde(pairs)
+    mode = course.announce_sandbox()
+    sealed = seal.session(course.root)
     timeout = course.cfg.Execute.get("timeout") if "Execute" in course.cfg else None
     overrides = {"Execute.timeout": timeout} if timeout is not None else {}
+    overrides.update({f"Sandbox.{k}": v for k, v in course.cfg.get("Sandbox", {}).items()},
+                     **{"Sandbox.mode": mode})
     main_db = course.coursedir.db_url
-    failed = []
+    failed, broken = [], None
+    slots: queue.Queue = queue.Queue()
+    for k in range(jobs):
+        slots.put(k)
+    stop = threading.Event()
     with tempfile.TemporaryDirectory(prefix="labsupport-grade-") as tmp:
         roots = {p: _private_course(course, *p, Path(tmp)) for p in pairs}
         bar = tqdm(total=len(pairs), unit="submission", desc="autograde", disable=not progress,
@@ -153,15 +187,25 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             threads = max(1, (os.cpu_count() or 1) // jobs)
             futures = {pool.submit(_job, ctx, roots[p], *p, overrides, submission_timeout_s,
-                                   threads): p
+                                   threads, slots, stop): p
                        for p in pairs}
             for fut in as_completed(futures):
                 student, a = futures[fut]
                 good, secs, tail = fut.result()
+                try:
+                    running = [f"{s}/{x}" for f, (s, x) in futures.items() if f.running()]
+                    sealed.check(f"{student}/{a}" + (f" (or {', '.join(running)}, graded at the "
+                                                     "same time)" if running else ""))
+                except seal.SealBroken as err:
+                    broken = err
+                    stop.set()  # running jobs are killed; the rest never start
+                    for other in futures:
+                        other.cancel()
+                    failed += [futures[f] for f in futures if not f.done() or f.cancelled()]
+                    break
                 if good:  # the one writer: merge in this thread, one submission at a time
                     try:
-                        merge(main_db, f"sqlite:///{roots[student, a] / 'autograde' / 'gradebook.db'}",
-                              a, student)
+                        merge(main_db, _layout(roots[student, a]).db_url, a, student)
                         _install(course, roots[student, a], student, a)
                     except Exception as exc:  # noqa: BLE001 - costs this submission only
                         good, tail = False, f"merge failed: {type(exc).__name__}: {exc}"
@@ -169,9 +213,17 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
                     failed.append((student, a))
                     bar.write(tail)
                 bar.write(f"{'ok  ' if good else 'FAIL'} autograde {a} {student} ({secs:.1f} s)")
+                if report is not None:
+                    report.append({"student": student, "assignment": a, "s": round(secs, 2), "ok": good})
+                if good:
+                    for line in review.lines(main_db, a, student):
+                        bar.write(line)
                 bar.update(1)
                 bar.set_postfix(failed=len(failed))
         bar.close()
+    if broken is not None:
+        print(f"FAIL {broken}", file=sys.stderr)
+        return False
     if failed:
         print(f"FAIL {len(failed)} submission(s): "
               + ", ".join(f"{a}/{s}" for s, a in sorted(failed)), file=sys.stderr)

@@ -1,28 +1,27 @@
 """The lab's steps in nbgrader's pipelines (wired in ``autograde/nbgrader_config.py``).
 
 Release: ``release.ClearSolutionsById``. Feedback: ``ShortTestErrors``. Autograde:
-``AutogradeExecute`` (the kernel runs in autograde mode, ``LAB_AUTOGRADE=1``, with this
-run's grader seed, ``seed``; a dead kernel costs one cell, not the submission; the cells
-no graded cell depends on are left out, see ``demos``), ``TrustedChecks`` (cell roles from
-the gradebook, ``roles``; every answer cell graded again alone against the installed checks,
-and audited; keyed answers judged against the grader's key) and ``FlagForReview`` (what the
-audit found goes to the gradebook: the formgrader shows it).
+``execute.AutogradeExecute`` (the kernel in the submission's sandbox, in autograde mode,
+with this run's grader seed), ``TrustedChecks`` (cell roles from the gradebook, ``roles``;
+every answer cell graded again alone against the installed checks, in a fresh box, and
+audited; keyed answers judged against the grader's key), ``FlagForReview`` (what the audit
+and the sandbox found goes to the gradebook: the formgrader, ``grade autograde`` and
+``grade export`` show it, see ``review``) and ``inert.InertOutputs`` (nothing a student
+wrote runs in a browser).
 """
 from __future__ import annotations
 
-import copy
-import os
-from pathlib import Path
+import functools
 
 import nbformat
-from nbclient.exceptions import DeadKernelError
-from nbclient.util import run_sync
-from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
-from traitlets import Bool, Float, Integer
+from traitlets import Float
 
-from . import audit, cellcode, demos, keyed, trusted
+from . import audit, cellcode, keyed, seal, trusted
+from .execute import AutogradeExecute, course_root, error_output
 from .roles import roles
+from .sandbox import Sandbox
+from .statuses import EVENTS, event_reviews
 
 REVIEW = "labsupport_review"  # resources key: grade_id -> why a trainer should look
 
@@ -41,86 +40,6 @@ class ShortTestErrors(NbGraderPreprocessor):
                 if out.get("output_type") == "error":
                     out["traceback"] = [f"\x1b[0;31m{out['ename']}\x1b[0m: {out['evalue']}"]
         return cell, resources
-
-
-def _error(ename: str, evalue: str) -> NotebookNode:
-    return nbformat.v4.new_output("error", ename=ename, evalue=evalue,
-                                  traceback=[f"\x1b[0;31m{ename}\x1b[0m: {evalue}"])
-
-
-class AutogradeExecute(Execute):
-    """nbgrader's Execute, with the kernel in autograde mode and dead kernels survived.
-
-    The kernel's environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``):
-    demos and measurements run short and no cell waits on a frontend; and this grading
-    run's ``LAB_GRADER_SEED`` (``seed``), from which the hidden cases are drawn. Only the
-    grading kernel sees them, not the Jupyter server that reads this config. Code cells that no
-    graded cell depends on are not run at all (``skip_demos``; ``demos.demo_cells``): they
-    get a one-line note instead of outputs. When a cell kills the
-    kernel (``os._exit``, out of memory), that cell gets an error, a fresh kernel replays
-    the cells before it (their outputs kept) and grading goes on.
-    """
-
-    max_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
-    skip_demos = Bool(True, help="leave out the code cells no graded cell depends on "
-                      "(labsupport.grading.demos): demos and measurements").tag(config=True)
-
-    def on_comm_open_jupyter_widget(self, msg):
-        """No front end here, so no stand-in for the Output widget either.
-
-        nbclient's stand-in answers every output it captures with a comm message on the
-        shell socket, and a cell that draws into an Output widget (``interactive_output``,
-        ``with out: display(…)``) could then wait out Execute.timeout (60 s). Without it the
-        outputs land in the cell itself; widget state is still recorded.
-        """
-        return None
-
-    async def async_start_new_kernel(self, **kwargs):
-        from ..exercises.answer_key import DIR_ENV
-        from .seed import grader_env
-        env = dict(kwargs.pop("env", None) or os.environ)
-        env.update(LAB_AUTOGRADE="1", MPLBACKEND=env.get("MPLBACKEND", "Agg"), **grader_env())
-        env.pop(DIR_ENV, None)  # the grader's key stays with the grader
-        await super().async_start_new_kernel(env=env, **kwargs)
-
-    start_new_kernel = run_sync(async_start_new_kernel)
-
-    def preprocess(self, nb, resources=None, km=None):
-        self._dead: set[int] = set()
-        self._skip = demos.demo_cells(nb) if self.skip_demos else set()
-        return super().preprocess(nb, resources, km)
-
-    def preprocess_cell(self, cell, resources, index):
-        if index in self._skip:
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=demos.NOTE)]
-            return cell, resources
-        try:
-            return super().preprocess_cell(cell, resources, index)
-        except DeadKernelError:
-            self._dead.add(index)
-            cell.outputs.append(_error("DeadKernelError", "the kernel died while running "
-                                       "this cell; the cells after it ran in a fresh kernel"))
-            self.nb.cells[index] = cell
-            if len(self._dead) <= self.max_restarts:
-                self._revive(index)
-            return cell, self.resources
-
-    def _revive(self, upto: int) -> None:
-        self.log.warning("kernel died in cell %d: restarting and replaying cells before it", upto)
-        run_sync(self.km.restart_kernel)(now=True)
-        run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
-        for j in range(upto):
-            kept = self.nb.cells[j]
-            if kept.cell_type != "code" or j in self._dead or j in self._skip:
-                continue
-            try:
-                self.execute_cell(copy.deepcopy(kept), j, store_history=False)
-            except DeadKernelError:
-                self._dead.add(j)
-                run_sync(self.km.restart_kernel)(now=True)
-                run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
-            finally:
-                self.nb.cells[j] = kept
 
 
 def _nbg(cell) -> dict:
@@ -146,6 +65,23 @@ class TrustedChecks(NbGraderPreprocessor):
     timeout = Float(None, allow_none=True,
                     help="seconds per answer cell in the trusted pass (default: Execute.timeout)"
                     ).tag(config=True)
+
+    def _run_trusted(self, items: list, timeout: float, resources) -> dict:
+        """The trusted pass in a fresh box; a pass that does not finish fails every item."""
+        root = course_root(self.config)
+        info = resources.get("nbgrader", {})
+        seal.session(root).check(f"{info.get('student', '?')}/{info.get('notebook', '?')}")
+        box = Sandbox(config=self.config).open(root) if items else None
+        try:
+            run = functools.partial(box.run, what="the trusted pass") if box else None
+            return trusted.run_items(items, timeout, run=run)
+        except (RuntimeError, OSError) as exc:
+            why = "; ".join(box.events) if box is not None and box.events else str(exc)[:300]
+            return {i.grade_id: ("fail", f"the trusted pass did not finish: {why}", None)
+                    for i in items}
+        finally:
+            if box is not None:
+                resources.setdefault(EVENTS, []).extend((None, e) for e in box.close())
 
     def preprocess(self, nb, resources):
         from nbgrader.coursedir import CourseDirectory
@@ -189,7 +125,7 @@ class TrustedChecks(NbGraderPreprocessor):
             items.append(trusted.Item(tid, cellcode.python_source(nb.cells[found.at[aid]].source),
                                       source, target=keyed.target(aid)))
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
-        results = trusted.run_items(items, timeout)
+        results = self._run_trusted(items, timeout, resources)
         for item in items:
             tid = item.grade_id
             status, message, answer = results.get(
@@ -208,7 +144,7 @@ class TrustedChecks(NbGraderPreprocessor):
                                                 f"the installed checks: {message}")
         for tid, (ename, message) in zero.items():
             if cells.get(tid) is not None:
-                cells[tid].outputs.append(_error(ename, message))
+                cells[tid].outputs.append(error_output(ename, message))
         if flagged_elsewhere:
             note = "flagged for manual review: " + "; ".join(flagged_elsewhere)[:900]
             for tid in found.tests:
@@ -218,11 +154,14 @@ class TrustedChecks(NbGraderPreprocessor):
 
 
 class FlagForReview(NbGraderPreprocessor):
-    """Write what ``TrustedChecks`` found to the gradebook: items need a manual grade, the
-    answer cell carries the reason as a comment, and the notebook is flagged."""
+    """Write what ``TrustedChecks`` and the sandbox found to the gradebook: items need a
+    manual grade, the answer cell carries the reason as a comment, and the notebook is
+    flagged (``review`` reads it back for the CLI and the export)."""
 
     def preprocess(self, nb, resources):
-        review = resources.get(REVIEW) or {}
+        review = dict(resources.get(REVIEW) or {})
+        for gid, why in event_reviews(nb, resources.get(EVENTS) or []).items():
+            review[gid] = f"{review[gid]}; {why}" if gid in review else why
         if not review:
             return nb, resources
         from nbgrader.api import Gradebook, MissingEntry
@@ -267,8 +206,9 @@ def sanitize_preprocessors() -> list:
 
 def autograde_preprocessors() -> list:
     """nbgrader's Autograde pipeline: our Execute, the trusted pass before the grades are
-    saved, the review flags after."""
+    saved, the review flags after, and the notebook made inert for a browser last."""
     from nbgrader.converters import Autograde
+    from .inert import InertOutputs
     out = []
     for p in Autograde.class_traits()["autograde_preprocessors"].default():
         out.append(AutogradeExecute if p is Execute else p)
@@ -276,4 +216,4 @@ def autograde_preprocessors() -> list:
             out.append(TrustedChecks)
         if p is SaveAutoGrades:
             out.append(FlagForReview)
-    return out
+    return out + [InertOutputs]

@@ -27,6 +27,7 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass
+from typing import Callable
 
 PROTECTED = ("labsupport", "builtins", "numpy", "math", "statistics")  # asyncio changes itself
 
@@ -211,14 +212,27 @@ def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple]:
     return out
 
 
+Runner = Callable[[list, str, float, dict], tuple]  # (argv, stdin, timeout_s, env) -> (rc, out, err)
+
+
 def _answer(result) -> str | bool | int | float | None:
     """The plain answer a child handed back (anything else: None)."""
     value = result[2] if len(result) > 2 else None
     return value if type(value) in (str, bool, int, float) else None
 
 
-def run_items(items: list[Item], timeout_s: float = 60.0) -> dict[str, tuple]:
-    """grade_id -> (status, message, answer), from a fresh helper process. ``status``:
+def _subprocess(argv: list, stdin: str, timeout_s: float, env: dict) -> tuple[int, str, str]:
+    full = {**os.environ, **env}
+    full.pop("LAB_GRADER_DIR", None)  # the key stays with the grader
+    proc = subprocess.run(argv, input=stdin, text=True, env=full, capture_output=True,
+                          timeout=timeout_s)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def run_items(items: list[Item], timeout_s: float = 60.0,
+              run: Runner | None = None) -> dict[str, tuple]:
+    """grade_id -> (status, message, answer), from a fresh helper process (started by
+    ``run``: the grading sandbox's ``Box.run``; a plain subprocess by default). ``status``:
     "pass", "fail", "tampered" (the grading machinery changed) or "reference" (the lab's own
     implementation ran); ``answer``: a keyed item's plain answer (else None)."""
     if not items:
@@ -227,19 +241,18 @@ def run_items(items: list[Item], timeout_s: float = 60.0) -> dict[str, tuple]:
     job = json.dumps({"timeout_s": timeout_s,
                       "items": [{"grade_id": i.grade_id, "answer": i.answer, "test": i.test,
                                  "target": i.target} for i in items]})
-    env = dict(os.environ, MPLBACKEND="Agg", LAB_AUTOGRADE="1", **grader_env())
-    env.pop("LAB_GRADER_DIR", None)  # the key stays with the grader
     budget = timeout_s * len(items) + 120
-    proc = subprocess.run([sys.executable, "-m", __name__], input=job, text=True, env=env,
-                          capture_output=True, timeout=budget)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith('{"results"')]
-    if proc.returncode or not lines:
-        raise RuntimeError(f"trusted grading helper failed ({proc.returncode}): "
-                           f"{proc.stderr[-1500:]}")
+    rc, out, err = (run or _subprocess)([sys.executable, "-m", __name__], job, budget,
+                                        {"MPLBACKEND": "Agg", "LAB_AUTOGRADE": "1", **grader_env()})
+    lines = [ln for ln in out.splitlines() if ln.startswith('{"results"')]
+    if rc or not lines:
+        raise RuntimeError(f"trusted grading helper failed ({rc}): {err[-1500:]}")
     return {k: tuple(v) for k, v in json.loads(lines[-1])["results"].items()}
 
 
 def main() -> int:
+    import ctypes
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no child opens our /proc/<pid>/fd
     job = json.loads(sys.stdin.read())
     items = [Item(**i) for i in job["items"]]
     results = _serve(items, float(job["timeout_s"]))  # children cannot write to our stdout

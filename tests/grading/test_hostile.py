@@ -85,7 +85,7 @@ def test_controls_score_as_before(graded):
 
 @pytest.mark.parametrize("name", [c.name for c in hostile_cases.cases()])
 def test_attack_earns_nothing_or_is_flagged(graded, name):
-    cases, rows, export, _ = graded
+    cases, rows, export, sources = graded
     c = cases[name]
     flagged, grades, comments = rows[name]
     attacked = f"{c.target}_test"
@@ -98,7 +98,8 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
     assert comments.get(c.target), f"{name}: the reason is in the answer cell's comment"
     review = [k for k in (export[0] if export else {}) if "review" in k.lower() or "flag" in k.lower()]
     if review:  # the export names the flagged item too
-        row = next(r for r in export if r["student_id"] == name)
+        row = next(r for r in export if r["student_id"] == name
+                   and r["assignment"] == sources[c.notebook_prefix][0])  # a row per assignment
         assert any(row[k] for k in review), (name, row)
 
 

@@ -3,8 +3,11 @@
 Real parts: JupyterHub 6 with configurable-http-proxy, four Unix users made by
 ``hub/course.py``, each student's own Jupyter server spawned by the hub as that user;
 students fetch, save, submit and fetch feedback through their server's nbgrader API;
-the trainer runs nbgrader's CLI as the trainer user. Then, as a student: the others'
-work, the sources and the gradebook are out of reach. Skips without root or the extra
+the trainer runs nbgrader's CLI as the trainer user (its autograde runs the grading
+sandbox's plain mode: the trainer is not root); then the admin grades again as root with
+``hub/course.py autograde`` (namespaces mode), to the same scores, and hands the course
+back to the trainer. Then, as a student: the others' work, the sources and the gradebook
+are out of reach. Skips without root or the extra
 (``make hub-install``). About a minute on 2 cores.
 """
 from __future__ import annotations
@@ -98,7 +101,12 @@ def run_course(hub: Hub, root: Path, env: dict) -> dict:
     mark("submitted")
     nbgrader(TRAINER, "collect", ASSIGNMENT)
     nbgrader(TRAINER, "autograde", ASSIGNMENT, "--force")
-    mark("autograded")
+    out["trainer_scores"] = gradebook_scores()
+    admin = subprocess.run([str(HUB_BIN / "python"), str(COURSE_PY), "autograde", ASSIGNMENT],
+                           env=env, capture_output=True, text=True, timeout=600)
+    assert admin.returncode == 0, admin.stdout[-2000:] + admin.stderr[-2000:]
+    out["admin"] = admin.stdout
+    mark("autograded (trainer, then admin)")
     nbgrader(TRAINER, "generate_feedback", ASSIGNMENT, "--force")
     nbgrader(TRAINER, "release_feedback", ASSIGNMENT)
     for user in STUDENTS:
@@ -133,6 +141,15 @@ def test_every_student_is_graded_by_what_they_wrote(walk):
     scores = gradebook_scores()
     assert walk["expected"]["lhstudent2"] > walk["expected"]["lhstudent3"] > 0
     assert scores == pytest.approx(walk["expected"]), scores
+
+
+def test_admin_grades_in_namespaces_and_hands_the_course_back(walk):
+    assert "sandbox: namespaces" in walk["admin"], walk["admin"]
+    assert gradebook_scores() == pytest.approx(walk["trainer_scores"])
+    course = Path(f"/home/{TRAINER}/course")
+    trainer_uid = course.stat().st_uid
+    owners = {p.stat().st_uid for p in [course / "gradebook.db", *course.rglob("autograded/**/*")]}
+    assert owners == {trainer_uid}, owners
 
 
 def test_each_student_fetched_their_own_feedback(walk):
