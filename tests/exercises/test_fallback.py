@@ -50,9 +50,30 @@ def test_the_stub_is_not_solved_and_says_nothing(capsys):
     assert "not attempted" not in capsys.readouterr().out
 
 
+def _code(path: Path) -> list[str]:
+    return [c.source for c in nbformat.read(path, 4).cells if c.cell_type == "code"]
+
+
+def _solution(release: Path) -> Path:
+    return ROOT / "solutions" / release.parent.name / release.name
+
+
+RELEASED = sorted((ROOT / "notebooks").glob("*/*.ipynb"))
+WITH_STUBS = [p for p in RELEASED if _code(p) != _code(_solution(p))]
+
+
+def test_a_release_without_stubs_is_its_solution():
+    """A released notebook with no exercise (00, 07) runs the solution's code cell for cell,
+    so the suite's one run of the solution (tests/notebook/test_solutions.py) is its Run All."""
+    same = [p.stem for p in RELEASED if p not in WITH_STUBS]
+    assert len(same) + len(WITH_STUBS) == len(RELEASED) > 0
+    for p in RELEASED:
+        if p not in WITH_STUBS:
+            assert not _lab_ids(nbformat.read(p, 4)), f"{p.stem} asks for answers but has no stub"
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*/*.ipynb")),
-                         ids=lambda p: p.stem[:2])
+@pytest.mark.parametrize("path", WITH_STUBS, ids=lambda p: p.stem[:2])
 def test_released_notebook_runs_to_the_end_unsolved(path, tmp_path, monkeypatch):
     """Every stub unsolved (the released notebook as is), outside autograde: no cell fails,
     each exercise's check cell says it is not attempted yet, and each demo cell that needs
