@@ -32,8 +32,9 @@ lab-settings: ## JupyterLab settings for `make lab`: no "Jupyter news?" toast ov
 	mkdir -p $(dir $(NOTIFY))
 	test -f $(NOTIFY) || printf '{"fetchNews": "false", "checkForUpdates": false}\n' > $(NOTIFY)
 
-test: install-test ## set up (first time) and run the whole test suite
-	$(PY) -m pytest -q
+test: install-test ## set up (first time) and run the whole test suite (two workers, then the browser)
+	$(PY) -m pytest -q -n 2 --dist loadgroup --ignore=tests/browser
+	$(PY) -m pytest -q tests/browser
 
 test-fast: install-test ## the suite without the slow notebook, grading and browser tests
 	$(PY) -m pytest -q -m "not slow"
