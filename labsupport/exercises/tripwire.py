@@ -3,8 +3,8 @@ implementations of the exercise under check (``references.REFERENCES``) must not
 the student's code runs. ``Tripwire`` is ``guard.WATCH`` there: around each call of the
 student's code (``guard.student``) it looks up every Python call among the reference code
 objects, so a reference reached by a path no static audit sees (a lab function that calls
-it, a computed import, a thread the call starts) still marks the item. A thread started
-before the call is not watched (Python 3.11 traces per thread).
+it, a computed import, a thread the call starts) still marks the item. The trusted pass
+also arms it while the answer cell runs, so threads the cell starts are traced as well.
 """
 from __future__ import annotations
 

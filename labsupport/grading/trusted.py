@@ -7,7 +7,8 @@ the child binds the genuine ``check_*`` functions, arms the reference tripwire
 run while the student's code does) and fingerprints the grading machinery *before* the
 student's answer cell runs, runs the cell alone (as ``tests/adapters.py`` does), then the
 item's test cell with the genuine checks, and compares the fingerprint again (and, cheaply,
-after every call of the student's code: ``_Watch``). The run's secret is pinned in
+after every call of the student's code: ``_Watch``); the tripwire is armed while the answer
+cell runs too (a table computed there with the reference). The run's secret is pinned in
 ``guard.SECRET`` before any child forks (``_fix_secret``). For an item
 whose content is judged against a grader-only key (``Item.target``), the child hands back
 the answer as a plain value; the key itself never enters a process that ran student code
@@ -119,7 +120,8 @@ def _child(item: Item, conn) -> None:
     before = fingerprint()
     ns: dict = {"__name__": "__main__"}
     try:
-        _exec(item.answer, ns, f"<{answer_id}>")
+        with wire(answer_id):  # the cell is the student's code too: no reference runs in it
+            _exec(item.answer, ns, f"<{answer_id}>")
         touched = changed(before, fingerprint())
         if touched:
             raise _Tampered(touched)

@@ -89,8 +89,6 @@ OPEN = {
                   "child's verdict on the result pipe first",
     "source_shift": "the tripwire knows the reference's code objects by value; a copy of its "
                     "source one line lower is another code object",
-    "thread_prestart": "the tripwire traces the calling thread and the threads a call "
-                       "starts, not one started before (Python 3.11 traces per thread)",
 }
 
 
