@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HOSTILE = Path(__file__).parent / "grading" / "hostile"
+REDTEAM = HOSTILE / "redteam"  # later attacks (see its README); those below attack the sandbox
+SANDBOX_ONLY = {"key_scan", "escape_probe"}
 DEFAULT_TARGET = "kc08_01"  # the knowledge check's first item
 NEXT_CELL = "# --- next cell ---"
 
@@ -49,7 +51,8 @@ def case(path: Path) -> Case:
 
 
 def cases() -> list[Case]:
-    return [case(p) for p in sorted(HOSTILE.glob("*.py"))]
+    red = [p for p in sorted(REDTEAM.glob("*.py")) if p.stem not in SANDBOX_ONLY]
+    return [case(p) for p in sorted(HOSTILE.glob("*.py")) + red]
 
 
 def submission(release_nb, c: Case, others: dict[str, str]):

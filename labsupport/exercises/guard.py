@@ -19,6 +19,9 @@ from ..paths import autograde_mode
 
 STEP_LIMIT = 2_000_000  # traced Python lines per call: ~100× what a correct answer needs
 GRADER_SEED_ENV = "LAB_GRADER_SEED"  # set by the grader per grading run, never shipped
+# The trusted pass fixes the run's secret here before any student code runs (``trusted``):
+# a student's cell can rewrite the environment, but rebinding this shows in its fingerprint.
+SECRET: str | None = None
 
 
 def case_rng(ex: str, hidden: bool) -> np.random.Generator:
@@ -28,11 +31,12 @@ def case_rng(ex: str, hidden: bool) -> np.random.Generator:
     Hidden cases are drawn per grading run from the grader's secret seed
     (``LAB_GRADER_SEED``, mixed with ``ex``), or from fresh entropy when it is unset, so a
     table of inputs seen in an earlier run earns nothing: every hidden case must come from
-    this generator, never from a literal in the package.
+    this generator, never from a literal in the package. ``SECRET``, when set, wins over
+    the environment.
     """
     if not hidden:
         return np.random.default_rng(zlib.crc32(ex.encode()))
-    secret = os.environ.get(GRADER_SEED_ENV)
+    secret = SECRET or os.environ.get(GRADER_SEED_ENV)
     if not secret:
         return np.random.default_rng(secrets.randbits(128))
     digest = hashlib.sha256(f"{secret}:{ex}".encode()).digest()

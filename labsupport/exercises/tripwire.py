@@ -3,7 +3,8 @@ implementations of the exercise under check (``references.REFERENCES``) must not
 the student's code runs. ``Tripwire`` is ``guard.WATCH`` there: around each call of the
 student's code (``guard.student``) it looks up every Python call among the reference code
 objects, so a reference reached by a path no static audit sees (a lab function that calls
-it, a computed import) still marks the item.
+it, a computed import, a thread the call starts) still marks the item. The trusted pass
+also arms it while the answer cell runs, so threads the cell starts are traced as well.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import contextlib
 import importlib
 import inspect
 import sys
+import threading
 import types
 
 from .references import is_under, references
@@ -89,16 +91,23 @@ class Tripwire:
             return
         hits, old = self.hits, sys.gettrace()
 
-        def trace(frame, event, arg):
+        def seen(frame, event, arg):
             ref = codes.get(frame.f_code)
             if ref is not None and (ex, ref) not in hits:
                 hits.append((ex, ref))
+
+        def trace(frame, event, arg):
+            seen(frame, event, arg)
             return old(frame, event, arg) if old is not None else None
+
+        old_threads = threading.gettrace()
         sys.settrace(trace)
+        threading.settrace(seen)  # a thread the call starts runs the reference in plain sight too
         try:
             yield
         finally:
             sys.settrace(old)
+            threading.settrace(old_threads)
 
 
 def load_reference_modules(ex: str) -> None:

@@ -7,7 +7,8 @@ grading kernel, ``labsupport.grading.kernel``; the trusted pass, ``Box.run``) go
 
 - **namespaces** (as root; the hub, CI, most containers): new PID, mount and network
   namespaces and a grading uid of its own per parallel job (``uid_base + slot``). The
-  course, the home folders, ``/tmp`` and the other private folders are covered; the
+  course, the home folders, ``/tmp`` and every top-level folder but the system ones are
+  covered; the
   Python prefixes, the lab package and its data are bound back read-only; the rest of the
   file system is read-only; the only writable place is a size-limited ``/tmp``. A cgroup
   (when one can be made) caps memory and processes of the whole box.
@@ -111,16 +112,30 @@ def namespaces_available() -> tuple[bool, str]:
     return (rc == 0, "" if rc == 0 else f"namespaces do not work here: {err.strip()[-300:]}")
 
 
+def _other_top_folders() -> set[str]:
+    """Top-level folders of ``/`` that are not system folders (links to one excluded)."""
+    out = set()
+    for p in Path("/").iterdir():
+        try:
+            if p.is_dir() and not p.is_symlink() and str(p) not in SYSTEM:
+                out.add(str(p))
+        except OSError:
+            continue
+    return out
+
+
 def _top(path: Path) -> str:
     parts = path.resolve().parts
     return "/" + parts[1] if len(parts) > 1 else "/"
 
 
 def hidden_paths(course_root: Path, extra: list[str]) -> list[str]:
-    """What boxed code may not see: the usual private folders, the course, the repo and the
-    top-level folders holding them (unless they are system folders)."""
+    """What boxed code may not see: the usual private folders, the course, the repo, the
+    top-level folders holding them (unless they are system folders), and every other
+    top-level folder that is not a system one: a copy of the key elsewhere on the machine
+    (another clone of the lab, another course) stays out of reach."""
     from ..paths import REPO
-    out = set(PRIVATE) | {str(p) for p in extra}
+    out = set(PRIVATE) | {str(p) for p in extra} | _other_top_folders()
     for p in (course_root.resolve(), REPO.resolve(), Path(tempfile.gettempdir()).resolve()):
         out.add(str(p))
         if _top(p) not in SYSTEM:

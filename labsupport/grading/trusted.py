@@ -6,7 +6,10 @@ the child binds the genuine ``check_*`` functions, arms the reference tripwire
 (``exercises.tripwire.Tripwire``: the lab's own implementation of the exercise must not
 run while the student's code does) and fingerprints the grading machinery *before* the
 student's answer cell runs, runs the cell alone (as ``tests/adapters.py`` does), then the
-item's test cell with the genuine checks, and compares the fingerprint again. For an item
+item's test cell with the genuine checks, and compares the fingerprint again (and, cheaply,
+after every call of the student's code: ``_Watch``); the tripwire is armed while the answer
+cell runs too (a table computed there with the reference). The run's secret is pinned in
+``guard.SECRET`` before any child forks (``_fix_secret``). For an item
 whose content is judged against a grader-only key (``Item.target``), the child hands back
 the answer as a plain value; the key itself never enters a process that ran student code
 (``pipeline.TrustedChecks`` judges it). The child's stdout and stderr go nowhere, so a
@@ -18,12 +21,14 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import importlib
 import inspect
 import json
 import multiprocessing as mp
 import os
 import re
+import secrets
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -110,17 +115,19 @@ def _child(item: Item, conn) -> None:
     genuine = {}
     for name in sorted(n for n in sys.modules if n.startswith("labsupport.exercises.")):
         genuine.update({k: v for k, v in vars(sys.modules[name]).items() if k.startswith("check_")})
-    wire = guard.WATCH = tripwire.Tripwire()
+    wire = tripwire.Tripwire()
+    watch = _Watch(wire, guard, check_module(answer_id))
     before = fingerprint()
     ns: dict = {"__name__": "__main__"}
     try:
-        _exec(item.answer, ns, f"<{answer_id}>")
+        with wire(answer_id):  # the cell is the student's code too: no reference runs in it
+            _exec(item.answer, ns, f"<{answer_id}>")
         touched = changed(before, fingerprint())
         if touched:
             raise _Tampered(touched)
         ns.update(genuine)  # whatever the cell bound to these names, the test calls the checks
         _exec(item.test, ns, f"<{item.grade_id}>")
-        touched = changed(before, fingerprint())
+        touched = watch.touched or changed(before, fingerprint())
         if touched:
             raise _Tampered(touched)
         if wire.hits:
@@ -141,8 +148,75 @@ def _child(item: Item, conn) -> None:
     os._exit(0)
 
 
-class _Tampered(Exception):
+class _Tampered(BaseException):  # not an Exception: a check's ``except Exception`` lets it by
     pass
+
+
+def watched_modules(check: str) -> set[str]:
+    """What the check module ``check`` reads while it decides: itself, builtins, the check
+    helpers it uses (``labsupport.exercises.*``, followed through), and every protected
+    module their names come from (``shapes`` in ``shapes.bucket_of``, numpy, the module of
+    a function imported by name)."""
+    names, todo = {"builtins"}, [check, "labsupport.exercises.guard", "labsupport.exercises.plain"]
+    while todo:
+        n = todo.pop()
+        if n in names or n not in sys.modules:
+            continue
+        names.add(n)
+        if not n.startswith("labsupport.exercises"):
+            continue
+        for v in list(vars(sys.modules[n]).values()):
+            origin = v.__name__ if isinstance(v, type(sys)) else getattr(v, "__module__", None)
+            if isinstance(origin, str) and origin.split(".")[0] in PROTECTED:
+                todo.append(origin)
+    return names
+
+
+def quick_fingerprint(modules: set[str]) -> dict[tuple[str, str], tuple]:
+    """``fingerprint`` of ``modules``, cheaply: each attribute's id, with its code for a
+    function and its attributes' ids for a class (numpy's: ids only). Taken after every
+    call of the student's code (``_Watch``)."""
+    fp: dict[tuple[str, str], tuple] = {}
+    for name in modules:
+        mod = sys.modules.get(name)
+        if mod is None:
+            continue
+        deep = name.startswith("labsupport") or name == "builtins"
+        for k, v in list(vars(mod).items()):
+            if not deep:
+                fp[name, k] = (id(v),)
+            elif type(v) is type(_fix_secret):
+                fp[name, k] = (id(v), id(v.__code__))
+            elif isinstance(v, type):
+                fp[name, k] = (id(v), *map(id, vars(v).values()))
+            else:
+                fp[name, k] = (id(v),)
+    return fp
+
+
+class _Watch:
+    """``guard.WATCH`` in the child: the reference tripwire around each call of the
+    student's code, and the grading machinery compared after each call returns. A function
+    that patches what the check compares with, for the check to see after the call, and
+    undoes it on a later call (so the fingerprint after the test sees nothing) shows here."""
+
+    def __init__(self, wire, guard, check: str):
+        self.wire, self.touched = wire, []
+        guard.WATCH = self
+        self._modules = watched_modules(check)
+        self._before = quick_fingerprint(self._modules)
+
+    @contextlib.contextmanager
+    def __call__(self, ex: str):
+        try:
+            with self.wire(ex):
+                yield
+        finally:
+            touched = changed(self._before, quick_fingerprint(self._modules))
+            if touched and not self.touched:
+                self.touched = [".".join(k) for k in touched]
+        if self.touched:
+            raise _Tampered(self.touched)
 
 
 PREIMPORT = ("labsupport", "numpy", "math", "statistics", "asyncio", "collections")  # no side effects
@@ -181,9 +255,20 @@ def preimport(items: list[Item]) -> None:
             pass
 
 
+def _fix_secret() -> None:
+    """Move the run's secret from the environment into ``guard.SECRET`` before any child
+    forks: a student's cell that sets ``LAB_GRADER_SEED`` to a seed of their choice (to meet
+    hidden cases they drew and answered at home) changes nothing, and one that rebinds
+    ``guard.SECRET`` changes the fingerprint. Without a secret, a fresh one: the hidden cases
+    are never predictable."""
+    from labsupport.exercises import guard
+    guard.SECRET = os.environ.pop(guard.GRADER_SEED_ENV, None) or secrets.token_hex(16)
+
+
 def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple]:
     """In the helper process: import the checks once, one child per item."""
     preimport(items)
+    _fix_secret()
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     out = {}
     for item in items:

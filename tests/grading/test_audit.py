@@ -18,6 +18,10 @@ HOSTILE = hostile_cases.HOSTILE
 # earn nothing without a flag: a loop (the timeout), not plain values (the checks reject
 # them), the reference behind a policy (the trusted pass's tripwire catches it at run time)
 NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime"}
+# red-team cells that reach the lab through pydoc.locate with split names: only the trusted
+# pass sees them (or, for the open holes, nothing yet: tests/grading/hostile/redteam/README.md)
+NOT_FLAGGED |= {"seed_pin", "patch_restore", "thread_ref", "source_copy", "pipe_forge",
+                "source_shift", "thread_prestart", "precompute"}
 FLAGGED_VARIANTS = {("ex02_8", "index")}  # a buggy answer that calls the lab's find_knee
 
 
@@ -127,7 +131,9 @@ def test_magics_become_plain_python():
     ("obfuscated", "tampered"), ("assertion_swap", "tampered"), ("exit", "fail"),
     ("loop", "fail"), ("plain_int", "fail"), ("plain_batcher", "fail"),
     ("plain_str_patch", "fail"), ("ref_runtime", "reference"), ("ref_wrapper", "reference"),
-    ("ref_import", "reference")])
+    ("ref_import", "reference"), ("redteam/seed_pin", "fail"),
+    ("redteam/patch_restore", "tampered"), ("redteam/thread_ref", "reference"),
+    ("redteam/thread_prestart", "reference"), ("redteam/precompute", "reference")])
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     test = f"check_{case.target}({adapters.target_name(case.target)})" \

@@ -19,7 +19,7 @@ import pytest
 
 from labsupport.grading import seal
 from labsupport.grading.box import Limits
-from labsupport.grading.sandbox import Sandbox, namespaces_available
+from labsupport.grading.sandbox import SYSTEM, Sandbox, hidden_paths, namespaces_available
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -81,6 +81,16 @@ def test_namespaces_box_hides_the_course_and_the_grader(tmp_path):
     assert got["pids"] == [1]  # its own PID namespace: the grader is not there
     assert got["loopback"] and got["interfaces"] == ["lo"]
     assert got["package"].startswith(str(Path(__import__("labsupport").__file__).parent))
+
+
+def test_box_covers_every_top_folder_but_the_system_ones(tmp_path):
+    """A copy of the key outside the course (another clone of the lab, another course under
+    /work or /data) is out of reach: the box shows only the system folders of ``/`` and what
+    grading needs, bound back."""
+    hidden = set(hidden_paths(tmp_path / "course", []))
+    tops = {str(p) for p in Path("/").iterdir() if p.is_dir() and not p.is_symlink()}
+    assert tops - SYSTEM <= hidden, sorted(tops - SYSTEM - hidden)
+    assert not hidden & SYSTEM
 
 
 @needs_ns

@@ -31,6 +31,8 @@ from .test_autograde_jobs import _kc_assignment, _nbg
 
 ROOT = Path(__file__).resolve().parents[2]
 ATTACKS = Path(__file__).parent / "hostile" / "sandbox"
+REDTEAM = Path(__file__).parent / "hostile" / "redteam"
+RED = ("key_scan",)  # a copy of the key outside the course (another clone of the lab)
 pytestmark = pytest.mark.slow
 UID_BASE = 65180  # its own grading uids: another grader on the machine uses 65100 +
 LIMITS = f"""
@@ -136,9 +138,10 @@ def test_attacks_earn_nothing_and_spare_the_class(tmp_path):
     src = _kc_assignment()
     a, nb = src.parent.name, src.stem
     project = _project(tmp_path / "project", src)
-    attacks = sorted(p.stem for p in ATTACKS.glob("*.py"))
+    files = {p.stem: p for p in [*ATTACKS.glob("*.py"), *(REDTEAM / f"{n}.py" for n in RED)]}
+    attacks = sorted(files)
     for name in attacks:
-        _submit(project, a, nb, name, (ATTACKS / f"{name}.py").read_text())
+        _submit(project, a, nb, name, files[name].read_text())
     honest = _submit(project, a, nb, "zz_honest", None, honest=True)
     wrong = _submit(project, a, nb, "zz_wrong", None)
     before = {"package": _tree_hash(project / "labsupport"), "honest": honest.read_bytes(),
