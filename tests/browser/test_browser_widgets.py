@@ -96,7 +96,9 @@ def test_sliders_redraw_plots_and_readouts(page, lab, name):
                     .map(e => e.src);
                 const rd = [...document.querySelectorAll(sel)].map(e => e.innerText);
                 const plot = now.length !== imgs.length || now.some((s, i) => s !== imgs[i]);
-                return plot && rd.length > 0 && rd.join('|') !== texts;
+                // a redraw clears the output before it prints again: wait for the new text
+                return plot && rd.length > 0 && rd.join('|') !== texts &&
+                    rd.some(t => /\d/.test(t));
             }""", arg=[before["imgs"], "|".join(before_readouts), readout_sel],
             timeout=30_000)
         t[f"{knob}_redraw_s"] = round(time.monotonic() - t2, 2)
