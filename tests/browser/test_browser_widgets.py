@@ -98,7 +98,7 @@ def test_sliders_redraw_plots_and_readouts(page, lab, name):
                 const plot = now.length !== imgs.length || now.some((s, i) => s !== imgs[i]);
                 // a redraw clears the output before it prints again: wait for the new text
                 return plot && rd.length > 0 && rd.join('|') !== texts &&
-                    rd.some(t => /\d/.test(t));
+                    rd.some(t => /[0-9]/.test(t));
             }""", arg=[before["imgs"], "|".join(before_readouts), readout_sel],
             timeout=30_000)
         t[f"{knob}_redraw_s"] = round(time.monotonic() - t2, 2)
