@@ -25,7 +25,8 @@ from labsupport.serving.demo.measure import MIN_GAIN
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(ROOT.glob("solutions/*/*.ipynb"))
-pytestmark = pytest.mark.slow
+# a whole notebook under a burning core beside another test worker: a hang guard, not a limit
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 # the predicate behind each claim, re-derived from its evidence
 CHECK = {
