@@ -31,7 +31,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from traitlets import Enum, Integer, List, Unicode
+from traitlets import Enum, Integer, List, Unicode, default
 from traitlets.config import Configurable
 
 from .box import Box, Limits
@@ -45,14 +45,18 @@ WARNING = ("WARNING: grading without root, so student code runs as you, can read
            "isolation (own user, namespaces) grade as root, e.g. in a container or on the hub.")
 
 
+UID_BASE_ENV = "LAB_GRADING_UID_BASE"  # where a second grader on this machine gets its uids
+
+
 class Sandbox(Configurable):
     """Settings of the grading sandbox (``c.Sandbox.…`` in the course's nbgrader config)."""
 
     mode = Enum(["auto", "namespaces", "plain", "off"], "auto",
                 help="auto: namespaces as root, else plain (with a warning); off: no sandbox "
                 "(student code runs as you; for comparison only)").tag(config=True)
-    uid_base = Integer(65100, help="grading uid of job slot 0 (slot k: uid_base + k); an "
-                       "unused uid range, so no file is theirs").tag(config=True)
+    uid_base = Integer(help="grading uid of job slot 0 (slot k: uid_base + k); an unused uid "
+                       "range, so no file is theirs. Default: $LAB_GRADING_UID_BASE, else "
+                       "65100 (two graders on one machine: give each its own range)").tag(config=True)
     slot = Integer(0, help="this grader's job slot (set by --jobs)").tag(config=True)
     readable = List(Unicode(), help="more paths the student's code may read").tag(config=True)
     hidden = List(Unicode(), help="more paths the student's code may not see").tag(config=True)
@@ -63,6 +67,10 @@ class Sandbox(Configurable):
     cpu_s = Integer(Limits.cpu_s).tag(config=True)
     notebook_s = Integer(int(Limits.notebook_s)).tag(config=True)
     output_mib = Integer(Limits.output_mib).tag(config=True)
+
+    @default("uid_base")
+    def _uid_base(self) -> int:
+        return int(os.environ.get(UID_BASE_ENV, "65100"))
 
     def limits(self) -> Limits:
         return Limits(self.memory_mib, self.processes, self.file_mib, self.scratch_mib,
