@@ -14,6 +14,7 @@ import inspect
 import sys
 import threading
 import types
+from typing import Callable
 
 from .references import is_under, references
 
@@ -60,7 +61,7 @@ def _codes(obj, name: str, out: dict) -> None:
 
 
 def reference_codes(ex: str) -> dict:
-    """Code object -> reference name, for ``ex``'s references whose modules are loaded
+    """``code_shape`` -> reference name, for ``ex``'s references whose modules are loaded
     (a module that is not imported cannot run)."""
     out: dict = {}
     for ref in references(ex):
@@ -68,16 +69,32 @@ def reference_codes(ex: str) -> dict:
             obj = _loaded(name)
             if obj is not None:
                 _codes(obj, ref, out)
-    return out
+    return {code_shape(code): ref for code, ref in out.items()}
+
+
+_UNSEEN = object()
+
+
+def code_shape(code: types.CodeType) -> tuple:
+    """What a function's code *does*, without where it was written: its name, arguments,
+    flags, bytecode, constants (nested code by its shape), names and local names — not its
+    file or line numbers. A copy of a reference's source, in any file and at any line, has
+    the reference's shape."""
+    consts = tuple(code_shape(c) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c))
+                   for c in code.co_consts)
+    return (code.co_name, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
+            code.co_flags, code.co_code, consts, code.co_names, code.co_varnames)
 
 
 class Tripwire:
     """``guard.WATCH`` in the trusted pass: while the student's code runs for ``ex``,
     every Python call is looked up among ``ex``'s reference code objects; a hit is kept
-    in ``hits`` as ``(ex, reference)``."""
+    in ``hits`` as ``(ex, reference)`` and handed to ``on_hit(ex, reference)`` at once,
+    before the student's code goes on (the trusted pass writes it to the judge then)."""
 
-    def __init__(self):
+    def __init__(self, on_hit: Callable[[str, str], None] | None = None):
         self.hits: list[tuple[str, str]] = []
+        self.on_hit = on_hit
         self._codes: dict[tuple[str, int], dict] = {}  # (ex, modules loaded) -> its codes
 
     @contextlib.contextmanager
@@ -90,11 +107,17 @@ class Tripwire:
             yield
             return
         hits, old = self.hits, sys.gettrace()
+        memo: dict = {}  # code object -> reference name or None (each code looked at once)
 
         def seen(frame, event, arg):
-            ref = codes.get(frame.f_code)
+            code = frame.f_code
+            ref = memo.get(code, _UNSEEN)
+            if ref is _UNSEEN:
+                ref = memo[code] = codes.get(code_shape(code))
             if ref is not None and (ex, ref) not in hits:
                 hits.append((ex, ref))
+                if self.on_hit is not None:
+                    self.on_hit(ex, ref)
 
         def trace(frame, event, arg):
             seen(frame, event, arg)

@@ -37,7 +37,7 @@ RISKY_MODULES = {"sys", "builtins", "importlib", "gc", "ctypes", "inspect", "sig
                  "subprocess", "multiprocessing", "pytest", "unittest", "nbgrader", "IPython",
                  "types", "traceback", "runpy", "pkgutil", "code", "codeop", "marshal",
                  "pickle", "dill", "cloudpickle", "shutil", "pty", "resource", "atexit",
-                 "faulthandler", "sysconfig", "site", "zipimport"}
+                 "faulthandler", "sysconfig", "site", "zipimport", "pydoc", "_thread"}
 RISKY_ATTRS = {"modules", "settrace", "setprofile", "_getframe", "meta_path", "path_hooks",
                "__code__", "__globals__", "__builtins__", "__dict__", "__closure__",
                "__class__", "__subclasses__", "__bases__", "__mro__", "f_globals",
@@ -226,13 +226,13 @@ class _Scan(ast.NodeVisitor):
             self.flag(node, f"calls {name}()")
         if name in ("getattr", "hasattr") and node.args:
             target = self._resolve(node.args[0])
-            if target is not None and target.startswith(refs.PACKAGE):
-                attr = node.args[1] if len(node.args) > 1 else None
-                if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
-                    self._reference(node, f"{target}.{attr.value}", "looks up")
-                else:
-                    self.flag(node, f"looks up a computed name on {target} (getattr with a "
-                                    "name built at run time)")
+            attr = node.args[1] if len(node.args) > 1 else None
+            literal = isinstance(attr, ast.Constant) and isinstance(attr.value, str)
+            if target is not None and target.startswith(refs.PACKAGE) and literal:
+                self._reference(node, f"{target}.{attr.value}", "looks up")
+            elif target is not None and not literal:  # a module's attribute by a built name
+                self.flag(node, f"looks up a computed name on {target} (getattr with a "
+                                "name built at run time)")
         self.generic_visit(node)
 
     def visit_Constant(self, node):

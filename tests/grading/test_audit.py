@@ -18,10 +18,9 @@ HOSTILE = hostile_cases.HOSTILE
 # earn nothing without a flag: a loop (the timeout), not plain values (the checks reject
 # them), the reference behind a policy (the trusted pass's tripwire catches it at run time)
 NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime"}
-# red-team cells that reach the lab through pydoc.locate with split names: only the trusted
-# pass sees them (or, for the open holes, nothing yet: tests/grading/hostile/redteam/README.md)
-NOT_FLAGGED |= {"seed_pin", "patch_restore", "thread_ref", "source_copy", "pipe_forge",
-                "source_shift", "thread_prestart", "precompute"}
+# the red-team cells reach the lab through pydoc.locate with split names: the audit flags
+# pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
+# through the trusted pass regardless, so the run-time defences are tested on their own
 FLAGGED_VARIANTS = {("ex02_8", "index")}  # a buggy answer that calls the lab's find_knee
 
 
@@ -133,7 +132,9 @@ def test_magics_become_plain_python():
     ("plain_str_patch", "fail"), ("ref_runtime", "reference"), ("ref_wrapper", "reference"),
     ("ref_import", "reference"), ("redteam/seed_pin", "fail"),
     ("redteam/patch_restore", "tampered"), ("redteam/thread_ref", "reference"),
-    ("redteam/thread_prestart", "reference"), ("redteam/precompute", "reference")])
+    ("redteam/thread_prestart", "reference"), ("redteam/precompute", "reference"),
+    ("redteam/pipe_forge", "tampered"), ("redteam/source_copy", "reference"),
+    ("redteam/source_shift", "reference"), ("redteam/trace_off", "tampered")])
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     test = f"check_{case.target}({adapters.target_name(case.target)})" \
