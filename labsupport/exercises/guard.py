@@ -91,9 +91,11 @@ def _watched(ex: str, fn, args: tuple, kw: dict):
         return fn(*args, **kw)
 
 
-class Passthrough(BaseException):
-    """Raised by the grading machinery inside a call of the student's code (a tampering
-    found): it ends the check and is never recorded as the call's outcome."""
+class Tampered(BaseException):
+    """The student's code changed what a check or a driver relies on (the grading
+    machinery, a rule a driver plugged in): the item is marked, not just failed. Not an
+    Exception, so a check's ``except Exception`` lets it by; never recorded as a call's
+    outcome (``Tape``)."""
 
 
 class TapeMismatch(AssertionError):
@@ -138,7 +140,7 @@ class Tape:
         self._depth += 1
         try:
             value, kind = (_watched(ex, fn, args, kw) if watched else fn(*args, **kw)), "return"
-        except Passthrough:
+        except Tampered:
             raise
         except BaseException as exc:  # noqa: BLE001 - the student's outcome, recorded
             value, kind = exc, "raise"
@@ -162,7 +164,8 @@ TAPE: Tape | None = None
 
 
 def bounded(ex: str, fn, *args, **kw):
-    """``fn(*args, **kw)`` with a step limit: an endless loop becomes an AssertionError."""
+    """``fn(*args, **kw)`` with a step limit: an endless loop becomes an AssertionError
+    (in the trusted pass: the item fails at once, ``ON_LIMIT``)."""
     tape = TAPE
     if tape is not None and tape.replaying:  # the judge: nothing of the student's runs
         return student(ex, fn, *args, **kw)
@@ -172,9 +175,12 @@ def bounded(ex: str, fn, *args, **kw):
         nonlocal steps
         steps += 1
         if steps > STEP_LIMIT:
-            raise TooManySteps(f"{ex}: your function did not finish (it ran {STEP_LIMIT:,} "
-                                "steps on a small input). Look for a loop that never "
-                                "advances, e.g. on an input that can never fit")
+            message = (f"{ex}: your function did not finish (it ran {STEP_LIMIT:,} steps on a "
+                       "small input). Look for a loop that never advances, e.g. on an input "
+                       "that can never fit")
+            if ON_LIMIT is not None:
+                ON_LIMIT(message)
+            raise TooManySteps(message)
         return tracer
     old = sys.gettrace()
     sys.settrace(tracer)
@@ -182,6 +188,12 @@ def bounded(ex: str, fn, *args, **kw):
         return student(ex, fn, *args, **kw)
     finally:
         sys.settrace(old)
+
+
+# The trusted pass sets this: ``ON_LIMIT(message)`` ends the item as failed when the step
+# limit is hit (a tracer that raises is switched off by Python, and the tripwire with it,
+# so the student's code must not run on after that).
+ON_LIMIT: Callable[[str], None] | None = None
 
 
 # ---- the release stub: "not attempted" ------------------------------------------------

@@ -14,7 +14,7 @@ from ..decoder import Engine, KVBudgetExceeded, SchedulerConfig
 from ..decoder.stepsim import CostRunner, StepCost
 from ..decoder.workload import shared_prefix_requests
 from ..traffic import Request
-from .guard import case_rng, driver
+from .guard import Tampered, case_rng, driver
 from .plain import plain
 
 COST = StepCost(fixed_ms=1.0, per_seq_ms=0.1, per_token_ms=0.01, per_kv_ms=0.001)
@@ -69,8 +69,12 @@ def _run(reqs, knobs, **rules):
     for name, fn in rules.items():
         setattr(eng.sched.kv if name in KV_RULES else eng.sched, name, fn)
     steps = 40 * sum(r.length + r.output_len for r in reqs) + 100
-    return eng.run([(list(r.payload) if r.payload else [r.id + 1] * r.length, r.output_len,
-                     r.arrival, r.id) for r in reqs], max_steps=steps)
+    res = eng.run([(list(r.payload) if r.payload else [r.id + 1] * r.length, r.output_len,
+                    r.arrival, r.id) for r in reqs], max_steps=steps)
+    for name, fn in rules.items():  # the student's rule ran every step, not one put in its place
+        if (eng.sched.kv if name in KV_RULES else eng.sched).__dict__.get(name) is not fn:
+            raise Tampered(f"the engine's {name} was replaced while the student's rule ran")
+    return res
 
 
 @dataclass(frozen=True)

@@ -61,15 +61,24 @@ def _codes(obj, name: str, out: dict) -> None:
 
 
 def reference_codes(ex: str) -> dict:
-    """``code_shape`` -> reference name, for ``ex``'s references whose modules are loaded
-    (a module that is not imported cannot run)."""
+    """Code object and ``code_shape`` of a function -> reference name, for ``ex``'s
+    references whose modules are loaded (a module that is not imported cannot run)."""
     out: dict = {}
     for ref in references(ex):
         for name in [m for m in list(sys.modules) if is_under(m, ref)] or [ref]:
             obj = _loaded(name)
             if obj is not None:
                 _codes(obj, ref, out)
-    return {code_shape(code): ref for code, ref in out.items()}
+    shaped = {code_shape(code): ref for code, ref in out.items() if not _nested(code)}
+    return {**out, **shaped}
+
+
+def _nested(code: types.CodeType) -> bool:
+    """A comprehension, lambda or inner function: alone it is too small to tell a copy from
+    an honest answer (``sum(len(s.output) for s in …)`` is common), so only its exact code
+    object counts; a reference's own function counts by its shape (which holds its nested
+    code too)."""
+    return "<locals>" in code.co_qualname or code.co_name.startswith("<")
 
 
 _UNSEEN = object()
@@ -96,6 +105,21 @@ class Tripwire:
         self.hits: list[tuple[str, str]] = []
         self.on_hit = on_hit
         self._codes: dict[tuple[str, int], dict] = {}  # (ex, modules loaded) -> its codes
+        self.thread_tracer = None  # while armed: the tracer a new thread starts with
+
+    def cover_raw_threads(self) -> None:
+        """Every thread started while the tripwire is armed starts traced, also one started
+        below ``threading`` (``_thread.start_new_thread``, which ``threading.settrace`` does
+        not reach). The trusted pass calls this before the student's code runs."""
+        import _thread
+        original = _thread.start_new_thread
+
+        def start(function, args, kwargs=None):
+            tracer = self.thread_tracer
+            if tracer is None:
+                return original(function, args, kwargs or {})
+            return original(_run_traced, (tracer, function, args, kwargs or {}))
+        _thread.start_new_thread = _thread.start_new = threading._start_new_thread = start
 
     @contextlib.contextmanager
     def __call__(self, ex: str):
@@ -113,7 +137,7 @@ class Tripwire:
             code = frame.f_code
             ref = memo.get(code, _UNSEEN)
             if ref is _UNSEEN:
-                ref = memo[code] = codes.get(code_shape(code))
+                ref = memo[code] = codes.get(code) or (None if _nested(code) else codes.get(code_shape(code)))
             if ref is not None and (ex, ref) not in hits:
                 hits.append((ex, ref))
                 if self.on_hit is not None:
@@ -123,14 +147,22 @@ class Tripwire:
             seen(frame, event, arg)
             return old(frame, event, arg) if old is not None else None
 
-        old_threads = threading.gettrace()
+        old_threads, old_tracer = threading.gettrace(), self.thread_tracer
         sys.settrace(trace)
         threading.settrace(seen)  # a thread the call starts runs the reference in plain sight too
+        self.thread_tracer = seen
         try:
             yield
         finally:
             sys.settrace(old)
             threading.settrace(old_threads)
+            self.thread_tracer = old_tracer
+
+
+def _run_traced(tracer, function, args: tuple, kwargs: dict):
+    """A new thread's first frame under ``cover_raw_threads``: the tracer, then its work."""
+    sys.settrace(tracer)
+    return function(*args, **kwargs)
 
 
 def load_reference_modules(ex: str) -> None:

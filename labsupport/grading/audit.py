@@ -37,7 +37,7 @@ RISKY_MODULES = {"sys", "builtins", "importlib", "gc", "ctypes", "inspect", "sig
                  "subprocess", "multiprocessing", "pytest", "unittest", "nbgrader", "IPython",
                  "types", "traceback", "runpy", "pkgutil", "code", "codeop", "marshal",
                  "pickle", "dill", "cloudpickle", "shutil", "pty", "resource", "atexit",
-                 "faulthandler", "sysconfig", "site", "zipimport", "pydoc", "_thread"}
+                 "faulthandler", "sysconfig", "site", "zipimport", "pydoc", "_thread", "_imp"}
 RISKY_ATTRS = {"modules", "settrace", "setprofile", "_getframe", "meta_path", "path_hooks",
                "__code__", "__globals__", "__builtins__", "__dict__", "__closure__",
                "__class__", "__subclasses__", "__bases__", "__mro__", "f_globals",
@@ -45,7 +45,8 @@ RISKY_ATTRS = {"modules", "settrace", "setprofile", "_getframe", "meta_path", "p
                "ag_frame", "_exit", "kill", "abort", "system", "execv", "execve", "fork",
                "killpg", "excepthook", "displayhook", "__wrapped__", "__reduce__",
                "__getattribute__", "__init_subclass__", "__set_name__", "addaudithook",
-               "environ", "putenv", "spawnv", "popen", "posix_spawn"}
+               "environ", "putenv", "spawnv", "popen", "posix_spawn", "_start_new_thread",
+               "start_new_thread", "start_new", "_current_frames", "gettrace"}
 
 
 # what a student's string has no business naming: the grader's folders and secrets
@@ -228,11 +229,13 @@ class _Scan(ast.NodeVisitor):
             target = self._resolve(node.args[0])
             attr = node.args[1] if len(node.args) > 1 else None
             literal = isinstance(attr, ast.Constant) and isinstance(attr.value, str)
-            if target is not None and target.startswith(refs.PACKAGE) and literal:
+            if not literal:  # what it reaches is decided at run time: nobody can read it here
+                self.flag(node, f"looks up a computed name on {target or _dotted(node.args[0]) or 'an object'}"
+                                " (getattr with a name built at run time)")
+            elif attr.value in RISKY_ATTRS or attr.value.startswith("check_"):
+                self.flag(node, f"looks up .{attr.value} with getattr")
+            elif target is not None and target.startswith(refs.PACKAGE):
                 self._reference(node, f"{target}.{attr.value}", "looks up")
-            elif target is not None and not literal:  # a module's attribute by a built name
-                self.flag(node, f"looks up a computed name on {target} (getattr with a "
-                                "name built at run time)")
         self.generic_visit(node)
 
     def visit_Constant(self, node):

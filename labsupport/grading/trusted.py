@@ -42,7 +42,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from labsupport.exercises.guard import Passthrough
+from labsupport.exercises.guard import Tampered
 
 PROTECTED = ("labsupport", "builtins", "numpy", "math", "statistics")  # asyncio changes itself
 
@@ -147,8 +147,10 @@ def _child(item: Item, fd: int) -> None:
     genuine = _genuine_checks()
     wire_ = tripwire.Tripwire(on_hit=lambda ex, ref: _send(fd, {"kind": "hit", "ex": ex, "ref": ref}))
     tape = guard.TAPE = guard.Tape()
+    guard.ON_LIMIT = lambda message: (_send(fd, {"kind": "limit", "message": message}), os._exit(0))
     watch = _Watch(wire_, guard, check_module(answer_id))
     _guard_tracing(fd, guard, tripwire)
+    wire_.cover_raw_threads()
     before = fingerprint()
     ns: dict = {"__name__": "__main__"}
     status, message = "pass", ""
@@ -157,15 +159,15 @@ def _child(item: Item, fd: int) -> None:
             _exec(item.answer, ns, f"<{answer_id}>")
         touched = changed(before, fingerprint())
         if touched:
-            raise _Tampered(touched)
+            raise Tampered("changes the grading machinery: " + ", ".join(touched[:5]))
         ns.update(genuine)  # whatever the cell bound to these names, the test calls the checks
         tape.armed = True
         _exec(item.test, ns, f"<{item.grade_id}>")
         touched = watch.touched or changed(before, fingerprint())
         if touched:
-            raise _Tampered(touched)
-    except _Tampered as t:
-        status, message = "tampered", "changes the grading machinery: " + ", ".join(t.args[0][:5])
+            raise Tampered("changes the grading machinery: " + ", ".join(touched[:5]))
+    except Tampered as t:  # not an Exception: a check's ``except Exception`` lets it by
+        status, message = "tampered", str(t.args[0] if t.args else "")
     except BaseException as exc:  # noqa: BLE001 - the judge replays it and says why
         status, message = "fail", describe_error(exc)[:500]
     names = {n: wire.encode(ns[n]) for n in {*test_names(item.test), item.target or ""}
@@ -182,7 +184,7 @@ def _guard_tracing(fd: int, guard, tripwire) -> None:
     at once and the item is marked as tampering."""
     import threading
     allowed = {tripwire.Tripwire.__call__.__wrapped__.__code__, guard.bounded.__code__,
-               threading.Thread._bootstrap_inner.__code__}
+               threading.Thread._bootstrap_inner.__code__, tripwire._run_traced.__code__}
     getframe, told = sys._getframe, []
 
     def hook(event: str, args) -> None:
@@ -213,8 +215,8 @@ def judge(item: Item, done: dict, genuine: dict) -> tuple[str, str, object]:
     try:
         names = {str(k): wire.decode(v) for k, v in dict(done["names"]).items()}
         tape = guard.Tape(list(done["tape"]))
-    except (wire.WireError, TypeError, ValueError, KeyError) as err:
-        return "tampered", f"its record cannot be read ({err})", None
+    except (wire.WireError, TypeError, ValueError, KeyError, RecursionError, MemoryError) as err:
+        return "tampered", f"its record cannot be read ({type(err).__name__})", None
     ns = {"__name__": "__main__", **{k: v for k, v in names.items() if k not in genuine}, **genuine}
     guard.TAPE, guard.WATCH = tape, None
     try:
@@ -236,10 +238,6 @@ def judge(item: Item, done: dict, genuine: dict) -> tuple[str, str, object]:
     if type(value) not in (str, bool, int, float):
         return "fail", f"{answer_id}: answer with a plain str, bool or number", None
     return "pass", "", value
-
-
-class _Tampered(Passthrough):  # not an Exception: a check's ``except Exception`` lets it by
-    pass
 
 
 def watched_modules(check: str) -> set[str]:
@@ -306,7 +304,7 @@ class _Watch:
             if touched and not self.touched:
                 self.touched = [".".join(k) for k in touched]
         if self.touched:
-            raise _Tampered(self.touched)
+            raise Tampered("changes the grading machinery: " + ", ".join(self.touched[:5]))
 
 
 PREIMPORT = ("labsupport", "numpy", "math", "statistics", "asyncio", "collections")  # no side effects
@@ -370,7 +368,7 @@ def _frames(data: bytes) -> list | None:
             return None
         try:
             msg = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         if type(msg) is not dict:
             return None
@@ -412,6 +410,9 @@ def _verdict(item: Item, data: bytes, timed_out: bool, exitcode, timeout_s: floa
     if hits:  # sent the moment the reference ran, before the student's code went on
         return "reference", ("the lab's own implementation ran while your code did: "
                              + ", ".join(hits))[:400], None
+    limit = [str(m.get("message")) for m in msgs if m.get("kind") == "limit"]
+    if limit:  # the step limit ended the child at once
+        return "fail", ("TooManySteps: " + limit[0])[:500], None
     if len(done) > 1:
         return "tampered", "handed back more than one result", None
     if timed_out:  # a record and then a hang: the record was not the grader's last word
@@ -444,7 +445,10 @@ def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple]:
         if proc.is_alive():
             proc.kill()
             proc.join()
-        status, message, answer = _verdict(item, data, timed_out, proc.exitcode, timeout_s, genuine)
+        try:
+            status, message, answer = _verdict(item, data, timed_out, proc.exitcode, timeout_s, genuine)
+        except Exception as err:  # noqa: BLE001 - one item's record never stops the others
+            status, message, answer = "tampered", f"its record broke the judge ({type(err).__name__})", None
         out[item.grade_id] = (status, message, answer if type(answer) in (str, bool, int, float) else None)
     return out
 
