@@ -10,7 +10,9 @@ imported modules (``setattr``, ``mod.attr = …``, through an alias too); ``sys.
 ``importlib``, ``builtins``, frames and tracers, ``exec``/``eval``, killing the process;
 and, for each exercise in ``exercises``, reaching one of its reference implementations
 (``labsupport.exercises.references``): by any import path, a re-export, an attribute
-chain, ``getattr`` (with a computed name: any lookup on the package), a subclass.
+chain, ``getattr``, a subclass. A ``getattr`` whose name is built at run time is flagged
+wherever it looks, and so is one of a frame, tracer or thread internal by a literal name;
+``pydoc``, ``_thread`` and ``_imp`` are import mechanisms like ``importlib``.
 A flag is not a verdict: the formgrader shows it and a trainer decides. Plain self-tests
 (``check_ex02_1(Batcher)``, ``from labsupport.exercises.ex02 import check_ex02_1``) pass.
 """

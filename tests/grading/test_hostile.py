@@ -103,7 +103,7 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
         assert any(row[k] for k in review), (name, row)
 
 
-EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher"}  # they simply earn nothing
+EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb"}  # they earn nothing
 
 
 def test_which_attacks_are_flagged(graded):
