@@ -16,7 +16,7 @@ from . import slo_pick
 from .ex06_prefix import check_ex06_10, check_ex06_11  # noqa: F401 (re-export)
 from .ex06_speedup import check_ex06_7  # noqa: F401 (re-export)
 from .ex06_step import check_ex06_8, check_ex06_9  # noqa: F401 (re-export)
-from .guard import bounded, case_rng, exercise_check, require_callable as _callable
+from .guard import bounded, case_rng, exercise_check, require_callable as _callable, driver
 from .plain import describe, plain
 from .scheduler_parts import cases as _sched_cases
 from .scheduler_parts import compare
@@ -40,50 +40,80 @@ def _continuous_steps(lengths, max_seqs: int) -> int:
     return steps
 
 
-def _drive(ex: str, obj, lengths, max_seqs: int) -> None:
+def _run_steps(ex: str, obj, lengths: list[int], max_seqs: int) -> dict:
+    """Beside the student's code: call ``obj`` once per step until every sequence has left
+    (or a step limit), and write down, as plain values, what it did — which sequences each
+    ``decode`` call ran, which it returned as finished, what was left in running and
+    waiting. The judge reads only this (``_judge_steps``): sequences are named by id, an
+    object that is none of them by None."""
     seqs = [DecodeSequence(i, [1], n) for i, n in enumerate(lengths)]
     running, waiting = [], deque(seqs)
-    first_run: dict[int, int] = {}
-    step = 0
 
-    def decode(batch):
-        batch = list(batch)
-        if len(batch) > max_seqs:
-            raise AssertionError(f"{ex}: {len(batch)} sequences ran in one step but "
-                                 f"max_seqs={max_seqs}: admit only while there is a free place")
-        if len({id(s) for s in batch}) < len(batch):
-            raise AssertionError(f"{ex}: a sequence ran twice in one step")
-        for s in batch:
-            if s.done:
-                raise AssertionError(f"{ex}: sequence {s.id} ran again after it had finished: "
-                                     "retire finished sequences from running so their place "
-                                     "is freed")
-            first_run.setdefault(s.id, step)
-            s.output.append(len(s.output))
+    def ids(objs) -> list:
+        return [next((q.id for q in seqs if s is q), None) for s in objs]
+    steps, limit = [], 3 * sum(lengths) + 10
+    while (running or waiting) and len(steps) < limit:
+        ran: list[list] = []
 
-    finished = []
-    limit = 3 * sum(lengths) + 10
-    while running or waiting:
-        step += 1
-        if step > limit:
-            raise AssertionError(f"{ex}: after {limit} steps {len(waiting)} sequences still "
-                                 "wait: each step must admit from waiting into free places")
+        def decode(batch):
+            batch = list(batch)
+            ran.append(ids(batch))
+            for s in batch:
+                if any(s is q for q in seqs) and not s.done:
+                    s.output.append(len(s.output))
         got = bounded(ex, obj, running, waiting, max_seqs, decode)
-        if type(got) not in (list, tuple):
+        steps.append({"ran": ran, "finished": ids(got) if type(got) in (list, tuple) else describe(got),
+                      "running": ids(running), "waiting": len(waiting)})
+    return {"steps": steps, "left": bool(running or waiting)}
+
+
+def _judge_steps(ex: str, lengths: list[int], max_seqs: int, trace: dict) -> None:
+    """The rules of one continuous iteration, checked on ``_run_steps``'s record: admit
+    into free places (oldest first), run, retire what finished."""
+    seqs = [DecodeSequence(i, [1], n) for i, n in enumerate(lengths)]
+    first_run: dict[int, int] = {}
+    finished: list[int] = []
+    limit = 3 * sum(lengths) + 10
+    for step, rec in enumerate(trace["steps"], start=1):
+        for batch in rec["ran"]:
+            if len(batch) > max_seqs:
+                raise AssertionError(f"{ex}: {len(batch)} sequences ran in one step but "
+                                     f"max_seqs={max_seqs}: admit only while there is a free place")
+            if None in batch:
+                raise AssertionError(f"{ex}: decode() got an object that is not one of the "
+                                     "sequences from waiting; run the sequences themselves")
+            if len(set(batch)) < len(batch):
+                raise AssertionError(f"{ex}: a sequence ran twice in one step")
+            for i in batch:
+                s = seqs[i]
+                if s.done:
+                    raise AssertionError(f"{ex}: sequence {s.id} ran again after it had finished: "
+                                         "retire finished sequences from running so their place "
+                                         "is freed")
+                first_run.setdefault(s.id, step)
+                s.output.append(len(s.output))
+        got = rec["finished"]
+        if type(got) is not list:
             raise AssertionError(f"{ex}: return the list of sequences that finished in this "
-                                 f"step, got {describe(got)}")
-        if not all(any(s is q for q in seqs) for s in got):  # identity: no student object
+                                 f"step, got {got}")
+        if None in got:  # identity: no student object
             raise AssertionError(f"{ex}: return the finished sequences themselves (the objects "
                                  "from running), not copies or other objects")
-        for s in got:
+        for i in got:
+            s = seqs[i]
             if not s.done:
                 raise AssertionError(f"{ex}: sequence {s.id} was returned as finished but it "
                                      f"has {len(s.output)} of {s.max_new_tokens} tokens")
-            if any(s is r for r in running):
+            if i in rec["running"]:
                 raise AssertionError(f"{ex}: sequence {s.id} finished but is still in running: "
                                      "remove it, so its place is free for the next step")
         finished += got
-    ids = sorted(s.id for s in finished)
+    step = len(trace["steps"])
+    if trace["left"]:
+        left = trace["steps"][-1]["waiting"] if trace["steps"] else len(seqs)
+        raise AssertionError(f"{ex}: after {limit} steps {left} sequences still "
+                             "wait: each step must admit from waiting into free places")
+    ids = sorted(finished)
     if ids != list(range(len(seqs))):
         lost = sorted(set(range(len(seqs))) - set(ids))
         raise AssertionError(f"{ex}: every sequence must be returned exactly once when it "
@@ -99,6 +129,11 @@ def _drive(ex: str, obj, lengths, max_seqs: int) -> None:
             f"{ex}: {len(lengths)} sequences took {step} steps with max_seqs={max_seqs}; an "
             f"iteration-level batcher needs {want}. In each step admit first (fill every free "
             "place), then run, then retire: a place freed in this step is refilled in the next")
+
+
+def _drive(ex: str, obj, lengths: list[int], max_seqs: int) -> None:
+    trace = driver(ex, _run_steps, ex, obj, lengths, max_seqs)
+    _judge_steps(ex, lengths, max_seqs, plain(ex, trace, "the record of your steps"))
 
 
 @exercise_check("ex06_1")

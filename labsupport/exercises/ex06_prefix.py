@@ -15,7 +15,7 @@ import numpy as np
 from ..decoder.kvcache import block_names, cached_prefix, release
 from ..decoder.workload import shared_prefix_requests
 from .ex06_step import attempt
-from .guard import case_rng, exercise_check, require_callable
+from .guard import case_rng, exercise_check, require_callable, driver
 from .plain import describe, plain
 from .scheduler_parts import compare
 
@@ -152,6 +152,13 @@ def _release_hint(table, ref0, named, got, want) -> str:
             "-> end of free")
 
 
+def _released(ex: str, obj, table, ref, named, evictable, free, what: str) -> tuple:
+    """Beside the student's code: their release on the pool, and what it left in ``ref``,
+    ``evictable`` and ``free`` (as lists, for the judge)."""
+    attempt(ex, obj, table, ref, named, evictable, free, what=what)
+    return list(ref), list(evictable), list(free)
+
+
 @exercise_check("ex06_11")
 def check_ex06_11(obj, hidden: bool = False) -> None:
     """``obj(block_table, ref, named, evictable, free)``: updates ``ref``, ``evictable``
@@ -166,9 +173,10 @@ def check_ex06_11(obj, hidden: bool = False) -> None:
         got = copy.deepcopy((ref, lru, free))
         call = (f"release_blocks({table}, ref={ref}, named={sorted(named)}, "
                 f"evictable={list(lru)}, free={list(free)})")
-        attempt(ex, obj, list(table), got[0], set(named), got[1], got[2], what=f"on {call}")
+        left = driver(ex, _released, ex, obj, list(table), got[0], set(named), got[1],
+                       got[2], f"on {call}")
         as_lists = [tuple(plain(ex, list(x), "what you left in ref, evictable, free")
-                          for x in state) for state in (got, want)]
+                          for x in state) for state in (left, want)]
         if as_lists[0] != as_lists[1]:
             raise AssertionError(
                 f"{ex}: {call} left ref={as_lists[0][0]}, evictable={as_lists[0][1]}, "

@@ -1,8 +1,9 @@
 """What every check does around the student's code: hidden cases from the grader's secret
 (``case_rng``), a step limit (``bounded``: an endless loop becomes an AssertionError with a
 message, instead of hanging the grader), one gateway for calling the student's code
-(``student``: the trusted pass watches it for the lab's reference implementations there),
-and the release stub seen as "not attempted" (``exercise_check``)."""
+(``student``: the trusted pass watches it for the lab's reference implementations there and
+records what it gave back for the judge, ``Tape``), and the release stub seen as "not
+attempted" (``exercise_check``)."""
 from __future__ import annotations
 
 import functools
@@ -54,15 +55,35 @@ def require_callable(ex: str, obj, name: str) -> None:
                              f"{type.__dict__['__name__'].__get__(type(obj), type)}")
 
 
-# The trusted pass sets this to ``tripwire.Tripwire``: a context manager factory,
+# The trusted pass sets this to its watch (``trusted._Watch``): a context manager factory,
 # ``WATCH(ex)``, that marks the item when one of ``ex``'s reference functions runs.
 WATCH: Callable[[str], Any] | None = None
 
 
 def student(ex: str, fn, *args, **kw):
     """``fn(*args, **kw)``: the student's code, called by ``ex``'s check. Every check calls
-    the student's function or class through here, so that in the trusted pass the lab's
-    own implementations of ``ex`` are watched exactly while the student's code runs."""
+    the student's function or class through here: in the trusted pass the lab's own
+    implementations of ``ex`` are watched exactly while the student's code runs (``WATCH``),
+    and what the call gave back is recorded for the judge, or read back from the record in
+    the judge (``TAPE``)."""
+    tape = TAPE
+    if tape is not None and tape.armed:
+        return tape.call(ex, fn, args, kw)
+    return _watched(ex, fn, args, kw)
+
+
+def driver(ex: str, fn, *args, **kw):
+    """``fn(*args, **kw)``: a lab function that runs the student's code (through
+    ``student`` or ``bounded``) and returns plain values, recorded as one call. Only the
+    student's calls inside are watched for the lab's own implementations: the driver
+    itself may use them (the real scheduler around a student's rule)."""
+    tape = TAPE
+    if tape is not None and tape.armed:
+        return tape.call(ex, fn, args, kw, watched=False)
+    return fn(*args, **kw)
+
+
+def _watched(ex: str, fn, args: tuple, kw: dict):
     watch = WATCH
     if watch is None:
         return fn(*args, **kw)
@@ -70,17 +91,96 @@ def student(ex: str, fn, *args, **kw):
         return fn(*args, **kw)
 
 
+class Tampered(BaseException):
+    """The student's code changed what a check or a driver relies on (the grading
+    machinery, a rule a driver plugged in): the item is marked, not just failed. Not an
+    Exception, so a check's ``except Exception`` lets it by; never recorded as a call's
+    outcome (``Tape``)."""
+
+
+class TapeMismatch(AssertionError):
+    """In the judge: the check asked for a call the record does not hold."""
+
+
+class Tape:
+    """The trusted pass's record of what each call of the student's code gave back.
+
+    Beside the student's code (``Tape()``) a call runs, and its outcome — a value or an
+    exception — is written with ``wire.encode``; the check goes on with the decoded copy.
+    In the judge (``Tape(records)``) nothing runs: the check gets the recorded outcomes
+    back, in order. So the check decides in a process where no student code ever ran, on
+    plain values; a record that does not fit the check (one forged, cut or padded) is a
+    ``TapeMismatch``. A call inside a recorded call (a lab driver calling the student's
+    function) runs as part of the outer one. ``armed``: recording starts with the test cell."""
+
+    def __init__(self, records: list | None = None):
+        self.replaying = records is not None
+        self.records: list = [] if records is None else list(records)
+        self.armed = self.replaying
+        self._next = 0
+        self._depth = 0
+
+    def call(self, ex: str, fn, args: tuple, kw: dict, watched: bool = True):
+        from . import wire
+        if self.replaying:
+            if self._next >= len(self.records):
+                raise TapeMismatch(f"{ex}: the record holds fewer calls than the check makes")
+            rec = self.records[self._next]
+            self._next += 1
+            if type(rec) is not list or len(rec) != 3 or rec[0] != ex or rec[1] not in ("return", "raise"):
+                raise TapeMismatch(f"{ex}: call {self._next} of the record does not fit the check")
+            value = wire.decode(rec[2])
+            if rec[1] == "raise":
+                if not isinstance(value, BaseException):
+                    raise TapeMismatch(f"{ex}: call {self._next} raised a non-exception")
+                raise value
+            return value
+        if self._depth:
+            return _watched(ex, fn, args, kw)
+        self._depth += 1
+        try:
+            value, kind = (_watched(ex, fn, args, kw) if watched else fn(*args, **kw)), "return"
+        except Tampered:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the student's outcome, recorded
+            value, kind = exc, "raise"
+        finally:
+            self._depth -= 1
+        data = wire.encode(value)
+        self.records.append([ex, kind, data])
+        out = wire.decode(data)
+        if kind == "raise":
+            raise out
+        return out
+
+    def finished(self) -> bool:
+        """In the judge: every recorded call was asked for."""
+        return self._next == len(self.records)
+
+
+# The trusted pass sets this (``Tape``): the record of the student's answers, or, in the
+# judge, the record read back.
+TAPE: Tape | None = None
+
+
 def bounded(ex: str, fn, *args, **kw):
-    """``fn(*args, **kw)`` with a step limit: an endless loop becomes an AssertionError."""
+    """``fn(*args, **kw)`` with a step limit: an endless loop becomes an AssertionError
+    (in the trusted pass: the item fails at once, ``ON_LIMIT``)."""
+    tape = TAPE
+    if tape is not None and tape.replaying:  # the judge: nothing of the student's runs
+        return student(ex, fn, *args, **kw)
     steps = 0
 
     def tracer(frame, event, arg):
         nonlocal steps
         steps += 1
         if steps > STEP_LIMIT:
-            raise TooManySteps(f"{ex}: your function did not finish (it ran {STEP_LIMIT:,} "
-                                "steps on a small input). Look for a loop that never "
-                                "advances, e.g. on an input that can never fit")
+            message = (f"{ex}: your function did not finish (it ran {STEP_LIMIT:,} steps on a "
+                       "small input). Look for a loop that never advances, e.g. on an input "
+                       "that can never fit")
+            if ON_LIMIT is not None:
+                ON_LIMIT(message)
+            raise TooManySteps(message)
         return tracer
     old = sys.gettrace()
     sys.settrace(tracer)
@@ -88,6 +188,12 @@ def bounded(ex: str, fn, *args, **kw):
         return student(ex, fn, *args, **kw)
     finally:
         sys.settrace(old)
+
+
+# The trusted pass sets this: ``ON_LIMIT(message)`` ends the item as failed when the step
+# limit is hit (a tracer that raises is switched off by Python, and the tripwire with it,
+# so the student's code must not run on after that).
+ON_LIMIT: Callable[[str], None] | None = None
 
 
 # ---- the release stub: "not attempted" ------------------------------------------------

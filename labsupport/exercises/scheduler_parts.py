@@ -6,13 +6,16 @@ must match the engine with the lab's own rule, and the message names the first s
 differs."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..decoder import Engine, KVBudgetExceeded, SchedulerConfig
 from ..decoder.stepsim import CostRunner, StepCost
 from ..decoder.workload import shared_prefix_requests
 from ..traffic import Request
-from .guard import case_rng
+from .guard import Tampered, case_rng, driver
+from .plain import plain
 
 COST = StepCost(fixed_ms=1.0, per_seq_ms=0.1, per_token_ms=0.01, per_kv_ms=0.001)
 
@@ -66,12 +69,36 @@ def _run(reqs, knobs, **rules):
     for name, fn in rules.items():
         setattr(eng.sched.kv if name in KV_RULES else eng.sched, name, fn)
     steps = 40 * sum(r.length + r.output_len for r in reqs) + 100
-    return eng.run([(list(r.payload) if r.payload else [r.id + 1] * r.length, r.output_len,
-                     r.arrival, r.id) for r in reqs], max_steps=steps)
+    res = eng.run([(list(r.payload) if r.payload else [r.id + 1] * r.length, r.output_len,
+                    r.arrival, r.id) for r in reqs], max_steps=steps)
+    for name, fn in rules.items():  # the student's rule ran every step, not one put in its place
+        if (eng.sched.kv if name in KV_RULES else eng.sched).__dict__.get(name) is not fn:
+            raise Tampered(f"the engine's {name} was replaced while the student's rule ran")
+    return res
 
 
-def _shape(st) -> tuple:
-    return sorted(st.rows), st.tokens, st.preempted, st.kv_blocks
+@dataclass(frozen=True)
+class Step:
+    """What ``compare`` looks at in one engine step."""
+    rows: list
+    tokens: int
+    preempted: int
+    kv_blocks: int
+
+
+def _outcome(reqs, knobs, **rules) -> dict:
+    """``_run``'s result as plain values: each step's rows and counts, the prefix cache's
+    totals. With the student's rules this runs beside their code and only this goes to the
+    judge (``guard.student``)."""
+    res = _run(reqs, knobs, **rules)
+    return {"steps": [[sorted(list(r) for r in st.rows), st.tokens, st.preempted, st.kv_blocks]
+                      for st in res.steps],
+            "cache": [res.prefix_hit_tokens, res.evictions]}
+
+
+def _steps(out: dict) -> list[Step]:
+    return [Step(sorted(tuple(r) for r in rows), tokens, pre, kv)
+            for rows, tokens, pre, kv in out["steps"]]
 
 
 def compare(ex: str, reqs, knobs, hint, cache_hint: str = "", **rules) -> None:
@@ -79,24 +106,25 @@ def compare(ex: str, reqs, knobs, hint, cache_hint: str = "", **rules) -> None:
     step that differs, with ``hint(ref_step, got_step)``'s advice (``cache_hint`` when only
     the prefix cache's counters differ)."""
     try:
-        got = _run(reqs, knobs, **rules)
+        got = plain(ex, driver(ex, _outcome, reqs, knobs, **rules), "the engine's record")
     except NotImplementedError:
         raise  # the release stub: "not attempted" (guard.exercise_check)
     except (KVBudgetExceeded, ValueError, RuntimeError, IndexError, KeyError,
             TypeError) as err:
         raise AssertionError(f"{ex}: with {knobs}: {type(err).__name__}: {err}") from None
-    ref = _run(reqs, knobs)
-    for i, (a, b) in enumerate(zip(ref.steps, got.steps)):
-        if _shape(a) != _shape(b):
+    ref = _outcome(reqs, knobs)
+    ref_steps, got_steps = _steps(ref), _steps(got)
+    for i, (a, b) in enumerate(zip(ref_steps, got_steps)):
+        if a != b:
             raise AssertionError(
                 f"{ex}: with {knobs}, step {i} differs from the lab's scheduler: it runs "
-                f"(place, request, tokens) {sorted(a.rows)} with {a.preempted} preempted; "
-                f"yours runs {sorted(b.rows)} with {b.preempted} preempted. {hint(a, b)}")
-    if len(ref.steps) != len(got.steps):
-        raise AssertionError(f"{ex}: with {knobs} your scheduler ran {len(got.steps)} steps, "
-                             f"the lab's {len(ref.steps)}")
-    if (got.prefix_hit_tokens, got.evictions) != (ref.prefix_hit_tokens, ref.evictions):
+                f"(place, request, tokens) {a.rows} with {a.preempted} preempted; "
+                f"yours runs {b.rows} with {b.preempted} preempted. {hint(a, b)}")
+    if len(ref_steps) != len(got_steps):
+        raise AssertionError(f"{ex}: with {knobs} your scheduler ran {len(got_steps)} steps, "
+                             f"the lab's {len(ref_steps)}")
+    if list(got["cache"]) != list(ref["cache"]):
         raise AssertionError(
-            f"{ex}: with {knobs} the prefix cache served {got.prefix_hit_tokens} prompt "
-            f"tokens and evicted {got.evictions} blocks; the lab's served "
-            f"{ref.prefix_hit_tokens} and evicted {ref.evictions}. {cache_hint}")
+            f"{ex}: with {knobs} the prefix cache served {got['cache'][0]} prompt "
+            f"tokens and evicted {got['cache'][1]} blocks; the lab's served "
+            f"{ref['cache'][0]} and evicted {ref['cache'][1]}. {cache_hint}")

@@ -14,6 +14,7 @@ import inspect
 import sys
 import threading
 import types
+from typing import Callable
 
 from .references import is_under, references
 
@@ -60,25 +61,65 @@ def _codes(obj, name: str, out: dict) -> None:
 
 
 def reference_codes(ex: str) -> dict:
-    """Code object -> reference name, for ``ex``'s references whose modules are loaded
-    (a module that is not imported cannot run)."""
+    """Code object and ``code_shape`` of a function -> reference name, for ``ex``'s
+    references whose modules are loaded (a module that is not imported cannot run)."""
     out: dict = {}
     for ref in references(ex):
         for name in [m for m in list(sys.modules) if is_under(m, ref)] or [ref]:
             obj = _loaded(name)
             if obj is not None:
                 _codes(obj, ref, out)
-    return out
+    shaped = {code_shape(code): ref for code, ref in out.items() if not _nested(code)}
+    return {**out, **shaped}
+
+
+def _nested(code: types.CodeType) -> bool:
+    """A comprehension, lambda or inner function: alone it is too small to tell a copy from
+    an honest answer (``sum(len(s.output) for s in …)`` is common), so only its exact code
+    object counts; a reference's own function counts by its shape (which holds its nested
+    code too)."""
+    return "<locals>" in code.co_qualname or code.co_name.startswith("<")
+
+
+_UNSEEN = object()
+
+
+def code_shape(code: types.CodeType) -> tuple:
+    """What a function's code *does*, without where it was written: its name, arguments,
+    flags, bytecode, constants (nested code by its shape), names and local names — not its
+    file or line numbers. A copy of a reference's source, in any file and at any line, has
+    the reference's shape."""
+    consts = tuple(code_shape(c) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c))
+                   for c in code.co_consts)
+    return (code.co_name, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
+            code.co_flags, code.co_code, consts, code.co_names, code.co_varnames)
 
 
 class Tripwire:
     """``guard.WATCH`` in the trusted pass: while the student's code runs for ``ex``,
     every Python call is looked up among ``ex``'s reference code objects; a hit is kept
-    in ``hits`` as ``(ex, reference)``."""
+    in ``hits`` as ``(ex, reference)`` and handed to ``on_hit(ex, reference)`` at once,
+    before the student's code goes on (the trusted pass writes it to the judge then)."""
 
-    def __init__(self):
+    def __init__(self, on_hit: Callable[[str, str], None] | None = None):
         self.hits: list[tuple[str, str]] = []
+        self.on_hit = on_hit
         self._codes: dict[tuple[str, int], dict] = {}  # (ex, modules loaded) -> its codes
+        self.thread_tracer = None  # while armed: the tracer a new thread starts with
+
+    def cover_raw_threads(self) -> None:
+        """Every thread started while the tripwire is armed starts traced, also one started
+        below ``threading`` (``_thread.start_new_thread``, which ``threading.settrace`` does
+        not reach). The trusted pass calls this before the student's code runs."""
+        import _thread
+        original = _thread.start_new_thread
+
+        def start(function, args, kwargs=None):
+            tracer = self.thread_tracer
+            if tracer is None:
+                return original(function, args, kwargs or {})
+            return original(_run_traced, (tracer, function, args, kwargs or {}))
+        _thread.start_new_thread = _thread.start_new = threading._start_new_thread = start
 
     @contextlib.contextmanager
     def __call__(self, ex: str):
@@ -90,24 +131,38 @@ class Tripwire:
             yield
             return
         hits, old = self.hits, sys.gettrace()
+        memo: dict = {}  # code object -> reference name or None (each code looked at once)
 
         def seen(frame, event, arg):
-            ref = codes.get(frame.f_code)
+            code = frame.f_code
+            ref = memo.get(code, _UNSEEN)
+            if ref is _UNSEEN:
+                ref = memo[code] = codes.get(code) or (None if _nested(code) else codes.get(code_shape(code)))
             if ref is not None and (ex, ref) not in hits:
                 hits.append((ex, ref))
+                if self.on_hit is not None:
+                    self.on_hit(ex, ref)
 
         def trace(frame, event, arg):
             seen(frame, event, arg)
             return old(frame, event, arg) if old is not None else None
 
-        old_threads = threading.gettrace()
+        old_threads, old_tracer = threading.gettrace(), self.thread_tracer
         sys.settrace(trace)
         threading.settrace(seen)  # a thread the call starts runs the reference in plain sight too
+        self.thread_tracer = seen
         try:
             yield
         finally:
             sys.settrace(old)
             threading.settrace(old_threads)
+            self.thread_tracer = old_tracer
+
+
+def _run_traced(tracer, function, args: tuple, kwargs: dict):
+    """A new thread's first frame under ``cover_raw_threads``: the tracer, then its work."""
+    sys.settrace(tracer)
+    return function(*args, **kwargs)
 
 
 def load_reference_modules(ex: str) -> None:

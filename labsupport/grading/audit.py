@@ -10,7 +10,9 @@ imported modules (``setattr``, ``mod.attr = …``, through an alias too); ``sys.
 ``importlib``, ``builtins``, frames and tracers, ``exec``/``eval``, killing the process;
 and, for each exercise in ``exercises``, reaching one of its reference implementations
 (``labsupport.exercises.references``): by any import path, a re-export, an attribute
-chain, ``getattr`` (with a computed name: any lookup on the package), a subclass.
+chain, ``getattr``, a subclass. A ``getattr`` whose name is built at run time is flagged
+wherever it looks, and so is one of a frame, tracer or thread internal by a literal name;
+``pydoc``, ``_thread`` and ``_imp`` are import mechanisms like ``importlib``.
 A flag is not a verdict: the formgrader shows it and a trainer decides. Plain self-tests
 (``check_ex02_1(Batcher)``, ``from labsupport.exercises.ex02 import check_ex02_1``) pass.
 """
@@ -37,7 +39,7 @@ RISKY_MODULES = {"sys", "builtins", "importlib", "gc", "ctypes", "inspect", "sig
                  "subprocess", "multiprocessing", "pytest", "unittest", "nbgrader", "IPython",
                  "types", "traceback", "runpy", "pkgutil", "code", "codeop", "marshal",
                  "pickle", "dill", "cloudpickle", "shutil", "pty", "resource", "atexit",
-                 "faulthandler", "sysconfig", "site", "zipimport"}
+                 "faulthandler", "sysconfig", "site", "zipimport", "pydoc", "_thread", "_imp"}
 RISKY_ATTRS = {"modules", "settrace", "setprofile", "_getframe", "meta_path", "path_hooks",
                "__code__", "__globals__", "__builtins__", "__dict__", "__closure__",
                "__class__", "__subclasses__", "__bases__", "__mro__", "f_globals",
@@ -45,7 +47,8 @@ RISKY_ATTRS = {"modules", "settrace", "setprofile", "_getframe", "meta_path", "p
                "ag_frame", "_exit", "kill", "abort", "system", "execv", "execve", "fork",
                "killpg", "excepthook", "displayhook", "__wrapped__", "__reduce__",
                "__getattribute__", "__init_subclass__", "__set_name__", "addaudithook",
-               "environ", "putenv", "spawnv", "popen", "posix_spawn"}
+               "environ", "putenv", "spawnv", "popen", "posix_spawn", "_start_new_thread",
+               "start_new_thread", "start_new", "_current_frames", "gettrace"}
 
 
 # what a student's string has no business naming: the grader's folders and secrets
@@ -226,13 +229,15 @@ class _Scan(ast.NodeVisitor):
             self.flag(node, f"calls {name}()")
         if name in ("getattr", "hasattr") and node.args:
             target = self._resolve(node.args[0])
-            if target is not None and target.startswith(refs.PACKAGE):
-                attr = node.args[1] if len(node.args) > 1 else None
-                if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
-                    self._reference(node, f"{target}.{attr.value}", "looks up")
-                else:
-                    self.flag(node, f"looks up a computed name on {target} (getattr with a "
-                                    "name built at run time)")
+            attr = node.args[1] if len(node.args) > 1 else None
+            literal = isinstance(attr, ast.Constant) and isinstance(attr.value, str)
+            if not literal:  # what it reaches is decided at run time: nobody can read it here
+                self.flag(node, f"looks up a computed name on {target or _dotted(node.args[0]) or 'an object'}"
+                                " (getattr with a name built at run time)")
+            elif attr.value in RISKY_ATTRS or attr.value.startswith("check_"):
+                self.flag(node, f"looks up .{attr.value} with getattr")
+            elif target is not None and target.startswith(refs.PACKAGE):
+                self._reference(node, f"{target}.{attr.value}", "looks up")
         self.generic_visit(node)
 
     def visit_Constant(self, node):

@@ -1,21 +1,26 @@
-"""The trusted grading pass: each answer cell alone, against checks it cannot replace.
+"""The trusted grading pass: each answer cell alone, against checks it cannot replace, judged
+in a process where no student code ever ran.
 
 ``run_items(items)`` starts one helper process (``python -m labsupport.grading.trusted``,
 JSON on stdin and stdout). It imports the check modules, then forks one child per item:
 the child binds the genuine ``check_*`` functions, arms the reference tripwire
 (``exercises.tripwire.Tripwire``: the lab's own implementation of the exercise must not
-run while the student's code does) and fingerprints the grading machinery *before* the
-student's answer cell runs, runs the cell alone (as ``tests/adapters.py`` does), then the
-item's test cell with the genuine checks, and compares the fingerprint again (and, cheaply,
-after every call of the student's code: ``_Watch``); the tripwire is armed while the answer
-cell runs too (a table computed there with the reference). The run's secret is pinned in
-``guard.SECRET`` before any child forks (``_fix_secret``). For an item
-whose content is judged against a grader-only key (``Item.target``), the child hands back
-the answer as a plain value; the key itself never enters a process that ran student code
-(``pipeline.TrustedChecks`` judges it). The child's stdout and stderr go nowhere, so a
-printed "pass" means nothing; a child that hangs is killed at the timeout, one that dies
-(``os._exit``) fails its item. Python cannot sandbox code in its own process:
-``labsupport.grading.audit`` flags the ways around this for a trainer.
+run while the student's code does; a hit is written to the helper the moment it happens)
+and an audit hook (tracing switched off), fingerprints the grading machinery, runs the
+student's answer cell alone (as ``tests/adapters.py`` does), then the item's test cell with
+the genuine checks, and compares the fingerprint again (and, cheaply, after every call of
+the student's code: ``_Watch``). The child does not decide: every call of the student's
+code is recorded as plain values (``guard.Tape``, ``exercises.wire``) and the record goes
+to the helper as one JSON frame; the helper runs the test cell again on that record
+(``judge``) and its verdict is the item's. A child that writes anything else on its pipe,
+two records, or a record that does not fit the check is "tampered"; the helper never
+unpickles or imports what a child wrote. The run's secret is pinned in ``guard.SECRET``
+before any child forks (``_fix_secret``). For an item whose content is judged against a
+grader-only key (``Item.target``), the judge hands back the answer as a plain value; the
+key itself never enters a process that ran student code (``pipeline.TrustedChecks`` judges
+it). The child's stdout and stderr go nowhere; a child that hangs is killed at the timeout,
+one that dies (``os._exit``) before its record fails its item. Python cannot sandbox code
+in its own process: ``labsupport.grading.audit`` flags the ways around this for a trainer.
 """
 from __future__ import annotations
 
@@ -29,10 +34,15 @@ import multiprocessing as mp
 import os
 import re
 import secrets
+import select
+import struct
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from typing import Callable
+
+from labsupport.exercises.guard import Tampered
 
 PROTECTED = ("labsupport", "builtins", "numpy", "math", "statistics")  # asyncio changes itself
 
@@ -104,52 +114,130 @@ def _exec(source: str, ns: dict, name: str) -> None:
         asyncio.run(result)
 
 
-def _child(item: Item, conn) -> None:
-    """In the forked child: genuine checks bound first, then the student's cell, then the test."""
+def _send(fd: int, message: dict) -> None:
+    """One frame on the result pipe: 4-byte length, then JSON (never pickle: the reader
+    is the judge, and the bytes come from a process where a student's code ran)."""
+    data = json.dumps(message, allow_nan=False).encode()
+    data = struct.pack("!I", len(data)) + data
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def test_names(test: str) -> list[str]:
+    """The names a test cell reads (``check_ex02_1(Batcher, hidden=True)``: the check and
+    ``Batcher``)."""
+    try:
+        tree = ast.parse(_python(test))
+    except SyntaxError:
+        return []
+    return sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+                   and isinstance(n.ctx, ast.Load)})
+
+
+def _child(item: Item, fd: int) -> None:
+    """In the forked child: genuine checks bound first, then the student's cell, then the
+    test, recording what each call of the student's code gave back (``guard.Tape``); the
+    record goes to the judge, which decides."""
     null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    from labsupport.exercises import guard, tripwire
-    from labsupport.exercises.plain import describe_error, plain
+    for n in (0, 1, 2):
+        os.dup2(null, n)
+    from labsupport.exercises import guard, tripwire, wire
+    from labsupport.exercises.plain import describe_error
     answer_id = item.grade_id.removesuffix("_test")
-    genuine = {}
-    for name in sorted(n for n in sys.modules if n.startswith("labsupport.exercises.")):
-        genuine.update({k: v for k, v in vars(sys.modules[name]).items() if k.startswith("check_")})
-    wire = tripwire.Tripwire()
-    watch = _Watch(wire, guard, check_module(answer_id))
+    genuine = _genuine_checks()
+    wire_ = tripwire.Tripwire(on_hit=lambda ex, ref: _send(fd, {"kind": "hit", "ex": ex, "ref": ref}))
+    tape = guard.TAPE = guard.Tape()
+    guard.ON_LIMIT = lambda message: (_send(fd, {"kind": "limit", "message": message}), os._exit(0))
+    watch = _Watch(wire_, guard, check_module(answer_id))
+    _guard_tracing(fd, guard, tripwire)
+    wire_.cover_raw_threads()
     before = fingerprint()
     ns: dict = {"__name__": "__main__"}
+    status, message = "pass", ""
     try:
-        with wire(answer_id):  # the cell is the student's code too: no reference runs in it
+        with wire_(answer_id):  # the cell is the student's code too: no reference runs in it
             _exec(item.answer, ns, f"<{answer_id}>")
         touched = changed(before, fingerprint())
         if touched:
-            raise _Tampered(touched)
+            raise Tampered("changes the grading machinery: " + ", ".join(touched[:5]))
         ns.update(genuine)  # whatever the cell bound to these names, the test calls the checks
+        tape.armed = True
         _exec(item.test, ns, f"<{item.grade_id}>")
         touched = watch.touched or changed(before, fingerprint())
         if touched:
-            raise _Tampered(touched)
-        if wire.hits:
-            conn.send(("reference", "the lab's own implementation ran while your code did: "
-                       + ", ".join(sorted({ref for _, ref in wire.hits}))[:400], None))
-        elif item.target is not None:
-            value = plain(answer_id, ns.get(item.target), f"your answer {item.target}")
-            if type(value) not in (str, bool, int, float):
-                raise AssertionError(f"{answer_id}: answer with a plain str, bool or number")
-            conn.send(("pass", "", value))
-        else:
-            conn.send(("pass", "", None))
-    except _Tampered as t:
-        conn.send(("tampered", "changes the grading machinery: " + ", ".join(t.args[0][:5]), None))
-    except BaseException as exc:  # noqa: BLE001 - anything the student's code raises fails it
-        conn.send(("fail", describe_error(exc)[:500], None))
-    conn.close()
+            raise Tampered("changes the grading machinery: " + ", ".join(touched[:5]))
+    except Tampered as t:  # not an Exception: a check's ``except Exception`` lets it by
+        status, message = "tampered", str(t.args[0] if t.args else "")
+    except BaseException as exc:  # noqa: BLE001 - the judge replays it and says why
+        status, message = "fail", describe_error(exc)[:500]
+    names = {n: wire.encode(ns[n]) for n in {*test_names(item.test), item.target or ""}
+             if n in ns and n not in genuine}
+    _send(fd, {"kind": "done", "status": status, "message": message, "tape": tape.records,
+               "names": names})
     os._exit(0)
 
 
-class _Tampered(BaseException):  # not an Exception: a check's ``except Exception`` lets it by
-    pass
+def _guard_tracing(fd: int, guard, tripwire) -> None:
+    """An audit hook (it cannot be removed): ``sys.settrace`` or ``sys.setprofile`` called
+    from anywhere but the tripwire, the step limit and a new thread's start (the calls that
+    put the tripwire's tracer in place) switches the tripwire off, so the judge hears of it
+    at once and the item is marked as tampering."""
+    import threading
+    allowed = {tripwire.Tripwire.__call__.__wrapped__.__code__, guard.bounded.__code__,
+               threading.Thread._bootstrap_inner.__code__, tripwire._run_traced.__code__}
+    getframe, told = sys._getframe, []
+
+    def hook(event: str, args) -> None:
+        if event not in ("sys.settrace", "sys.setprofile") or told:
+            return
+        caller = getframe(1)
+        if caller.f_code not in allowed:
+            told.append(event)
+            _send(fd, {"kind": "tamper", "what": f"{event}() switched the grader's tracing off"})
+    sys.addaudithook(hook)
+
+
+def _genuine_checks() -> dict:
+    """Every ``check_*`` of the loaded check modules (bound before a student's code runs)."""
+    genuine = {}
+    for name in sorted(n for n in sys.modules if n.startswith("labsupport.exercises.")):
+        genuine.update({k: v for k, v in vars(sys.modules[name]).items() if k.startswith("check_")})
+    return genuine
+
+
+def judge(item: Item, done: dict, genuine: dict) -> tuple[str, str, object]:
+    """In the helper, where no student code ever ran: the item's test cell again, with the
+    genuine checks and the student's calls read back from the child's record. The verdict
+    comes from here, never from the child: (status, message, keyed answer)."""
+    from labsupport.exercises import guard, wire
+    from labsupport.exercises.plain import describe_error, plain
+    answer_id = item.grade_id.removesuffix("_test")
+    try:
+        names = {str(k): wire.decode(v) for k, v in dict(done["names"]).items()}
+        tape = guard.Tape(list(done["tape"]))
+    except (wire.WireError, TypeError, ValueError, KeyError, RecursionError, MemoryError) as err:
+        return "tampered", f"its record cannot be read ({type(err).__name__})", None
+    ns = {"__name__": "__main__", **{k: v for k, v in names.items() if k not in genuine}, **genuine}
+    guard.TAPE, guard.WATCH = tape, None
+    try:
+        _exec(item.test, ns, f"<{item.grade_id}>")
+        if not tape.finished():
+            raise guard.TapeMismatch(f"{answer_id}: the record holds more calls than the check makes")
+    except guard.TapeMismatch as err:
+        return "tampered", f"its record does not fit the check ({err})", None
+    except BaseException as exc:  # noqa: BLE001 - the check's verdict on the student's answers
+        return "fail", describe_error(exc)[:500], None
+    finally:
+        guard.TAPE = None
+    if item.target is None:
+        return "pass", "", None
+    try:
+        value = plain(answer_id, names.get(item.target), f"your answer {item.target}")
+    except AssertionError as err:
+        return "fail", describe_error(err)[:500], None
+    if type(value) not in (str, bool, int, float):
+        return "fail", f"{answer_id}: answer with a plain str, bool or number", None
+    return "pass", "", value
 
 
 def watched_modules(check: str) -> set[str]:
@@ -216,7 +304,7 @@ class _Watch:
             if touched and not self.touched:
                 self.touched = [".".join(k) for k in touched]
         if self.touched:
-            raise _Tampered(self.touched)
+            raise Tampered("changes the grading machinery: " + ", ".join(self.touched[:5]))
 
 
 PREIMPORT = ("labsupport", "numpy", "math", "statistics", "asyncio", "collections")  # no side effects
@@ -265,45 +353,107 @@ def _fix_secret() -> None:
     guard.SECRET = os.environ.pop(guard.GRADER_SEED_ENV, None) or secrets.token_hex(16)
 
 
+MAX_RECORD = 64 << 20  # bytes one child may hand back
+
+
+def _frames(data: bytes) -> list | None:
+    """The JSON messages in ``data`` (length-prefixed), or None if it is not only those."""
+    out, at = [], 0
+    while at < len(data):
+        if len(data) - at < 4:
+            return None
+        (n,) = struct.unpack("!I", data[at:at + 4])
+        body = data[at + 4:at + 4 + n]
+        if len(body) != n:
+            return None
+        try:
+            msg = json.loads(body)
+        except (ValueError, RecursionError):
+            return None
+        if type(msg) is not dict:
+            return None
+        out.append(msg)
+        at += 4 + n
+    return out
+
+
+def _collect(fd: int, proc, timeout_s: float) -> tuple[bytes, bool]:
+    """Everything the child writes on its pipe until it closes (or the child is gone and
+    the pipe is quiet); (bytes, timed out)."""
+    buf, deadline = bytearray(), time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return bytes(buf), True
+        ready, _, _ = select.select([fd], [], [], min(left, 0.2))
+        if ready:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return bytes(buf), False
+            if len(buf) + len(chunk) > MAX_RECORD:
+                return bytes(buf + chunk[:1]), False
+            buf += chunk
+        elif not proc.is_alive():  # exited; a process it left may hold the pipe open
+            return bytes(buf), False
+
+
+def _verdict(item: Item, data: bytes, timed_out: bool, exitcode, timeout_s: float,
+             genuine: dict) -> tuple[str, str, object]:
+    msgs = _frames(data) if len(data) <= MAX_RECORD else None
+    if msgs is None:
+        return "tampered", "wrote something other than the grader's record on its result pipe", None
+    done = [m for m in msgs if m.get("kind") == "done"]
+    tamper = [str(m.get("what")) for m in msgs if m.get("kind") == "tamper"]
+    if tamper:  # sent the moment it happened
+        return "tampered", tamper[0][:500], None
+    hits = sorted({str(m.get("ref")) for m in msgs if m.get("kind") == "hit"})
+    if hits:  # sent the moment the reference ran, before the student's code went on
+        return "reference", ("the lab's own implementation ran while your code did: "
+                             + ", ".join(hits))[:400], None
+    limit = [str(m.get("message")) for m in msgs if m.get("kind") == "limit"]
+    if limit:  # the step limit ended the child at once
+        return "fail", ("TooManySteps: " + limit[0])[:500], None
+    if len(done) > 1:
+        return "tampered", "handed back more than one result", None
+    if timed_out:  # a record and then a hang: the record was not the grader's last word
+        return "fail", f"did not finish within {timeout_s:g} s", None
+    if not done:
+        return "fail", f"its process died (exit code {exitcode})", None
+    if done[0].get("status") == "tampered":
+        return "tampered", str(done[0].get("message"))[:500], None
+    return judge(item, done[0], genuine)
+
+
 def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple]:
-    """In the helper process: import the checks once, one child per item."""
+    """In the helper process: import the checks once, one child per item, and judge each
+    child's record here."""
     preimport(items)
     _fix_secret()
+    genuine = _genuine_checks()
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     out = {}
     for item in items:
-        recv, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(item, send), daemon=True)
+        rfd, wfd = os.pipe()
+        proc = ctx.Process(target=_child, args=(item, wfd), daemon=True)
         proc.start()
-        send.close()
-        got = recv.poll(timeout_s)
-        result = None
-        if got:
-            try:
-                result = recv.recv()
-            except (EOFError, OSError):
-                result = None
-        if not got:
+        os.close(wfd)
+        data, timed_out = _collect(rfd, proc, timeout_s)
+        os.close(rfd)
+        if proc.is_alive():
             proc.kill()
-            result = ("fail", f"did not finish within {timeout_s:g} s", None)
         proc.join(5)
         if proc.is_alive():
             proc.kill()
             proc.join()
-        if result is None:
-            result = ("fail", f"its process died (exit code {proc.exitcode})", None)
-        out[item.grade_id] = (str(result[0]), str(result[1]), _answer(result))
-        recv.close()
+        try:
+            status, message, answer = _verdict(item, data, timed_out, proc.exitcode, timeout_s, genuine)
+        except Exception as err:  # noqa: BLE001 - one item's record never stops the others
+            status, message, answer = "tampered", f"its record broke the judge ({type(err).__name__})", None
+        out[item.grade_id] = (status, message, answer if type(answer) in (str, bool, int, float) else None)
     return out
 
 
 Runner = Callable[[list, str, float, dict], tuple]  # (argv, stdin, timeout_s, env) -> (rc, out, err)
-
-
-def _answer(result) -> str | bool | int | float | None:
-    """The plain answer a child handed back (anything else: None)."""
-    value = result[2] if len(result) > 2 else None
-    return value if type(value) in (str, bool, int, float) else None
 
 
 def _subprocess(argv: list, stdin: str, timeout_s: float, env: dict) -> tuple[int, str, str]:

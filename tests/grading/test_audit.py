@@ -17,11 +17,10 @@ from labsupport.grading import audit, cellcode, trusted
 HOSTILE = hostile_cases.HOSTILE
 # earn nothing without a flag: a loop (the timeout), not plain values (the checks reject
 # them), the reference behind a policy (the trusted pass's tripwire catches it at run time)
-NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime"}
-# red-team cells that reach the lab through pydoc.locate with split names: only the trusted
-# pass sees them (or, for the open holes, nothing yet: tests/grading/hostile/redteam/README.md)
-NOT_FLAGGED |= {"seed_pin", "patch_restore", "thread_ref", "source_copy", "pipe_forge",
-                "source_shift", "thread_prestart", "precompute"}
+NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb", "nan_fit"}
+# the red-team cells reach the lab through pydoc.locate with split names: the audit flags
+# pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
+# through the trusted pass regardless, so the run-time defences are tested on their own
 FLAGGED_VARIANTS = {("ex02_8", "index")}  # a buggy answer that calls the lab's find_knee
 
 
@@ -98,22 +97,22 @@ def _kc_ids() -> list[str]:
 
 @pytest.mark.slow
 def test_trusted_pass_grades_like_the_checks():
+    """Every exercise's solution passes the trusted pass alone, unflagged (the judge's replay
+    and the tripwire's code shapes must not catch an honest answer: a generator expression
+    a reference also has, say); a known buggy answer of a few fails there."""
+    code = [i for i in adapters.exercise_ids() if not i.startswith("kc")
+            and adapters.cell(i).cell_type == "code"]  # hand-graded discussions have no check
     kc = _kc_ids()[:3]
-    ex = [i for i in adapters.exercise_ids() if i.startswith("ex02")
-          and adapters.cell(i).cell_type == "code"][:2]  # hand-graded discussions have no check
-    assert kc and ex, "sanity: solutions/ has knowledge-check and notebook-02 items"
-    items, want = [], {}
-    for ex_id in kc + ex:
-        items.append(trusted.Item(f"{ex_id}_test", adapters.cell(ex_id).source, _test_source(ex_id)))
-        want[f"{ex_id}_test"] = "pass"
-    for ex_id in ex:  # a known buggy answer of each
-        bug = adapters.variants(ex_id)[0]
-        items.append(trusted.Item(f"{ex_id}_test", adapters.cell(ex_id, bug).source,
-                                  _test_source(ex_id)))
-    results = trusted.run_items(items[:len(want)], timeout_s=60)
-    assert {k: v[0] for k, v in results.items()} == want, results
-    buggy = trusted.run_items(items[len(want):], timeout_s=60)
-    assert all(v[0] == "fail" for v in buggy.values()), buggy
+    assert kc and len(code) >= 30, "sanity: solutions/ has knowledge-check and code items"
+    items = [trusted.Item(f"{i}_test", cellcode.python_source(adapters.cell(i).source),
+                          _test_source(i)) for i in kc + code]
+    results = trusted.run_items(items, timeout_s=60)
+    wrong = {k: v for k, v in results.items() if v[0] != "pass"}
+    assert not wrong and len(results) == len(items), wrong
+    buggy = [trusted.Item(f"{i}_test", adapters.cell(i, adapters.variants(i)[0]).source,
+                          _test_source(i)) for i in ("ex02_1", "ex03_3", "ex06_1", "ex06_5")]
+    results = trusted.run_items(buggy, timeout_s=60)
+    assert all(v[0] == "fail" for v in results.values()), results
 
 
 def test_magics_become_plain_python():
@@ -133,7 +132,13 @@ def test_magics_become_plain_python():
     ("plain_str_patch", "fail"), ("ref_runtime", "reference"), ("ref_wrapper", "reference"),
     ("ref_import", "reference"), ("redteam/seed_pin", "fail"),
     ("redteam/patch_restore", "tampered"), ("redteam/thread_ref", "reference"),
-    ("redteam/thread_prestart", "reference"), ("redteam/precompute", "reference")])
+    ("redteam/thread_prestart", "reference"), ("redteam/precompute", "reference"),
+    ("redteam/pipe_forge", "tampered"), ("redteam/source_copy", "reference"),
+    ("redteam/source_shift", "reference"), ("redteam/trace_off", "tampered"),
+    ("redteam/rawthread_ref", "reference"), ("redteam/rawthread_prefix", "reference"),
+    ("redteam/driver_swap", "tampered"), ("redteam/record_forge", "reference"),
+    ("redteam/record_forge_quiet", "reference"), ("redteam/frame_bomb", "tampered"),
+    ("redteam/nan_fit", "fail")])
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     test = f"check_{case.target}({adapters.target_name(case.target)})" \

@@ -83,18 +83,7 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-# open holes (tests/grading/hostile/redteam/README.md): they earn full marks unflagged
-OPEN = {
-    "pipe_forge": "student code shares the trusted child's process, so it can write the "
-                  "child's verdict on the result pipe first",
-    "source_shift": "the tripwire knows the reference's code objects by value; a copy of its "
-                    "source one line lower is another code object",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(c.name, marks=pytest.mark.xfail(strict=True, reason=OPEN[c.name]))
-    if c.name in OPEN else c.name for c in hostile_cases.cases()])
+@pytest.mark.parametrize("name", [c.name for c in hostile_cases.cases()])
 def test_attack_earns_nothing_or_is_flagged(graded, name):
     cases, rows, export, sources = graded
     c = cases[name]
@@ -114,12 +103,12 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
         assert any(row[k] for k in review), (name, row)
 
 
-EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher"}  # they simply earn nothing
+EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb"}  # they earn nothing
 
 
 def test_which_attacks_are_flagged(graded):
     cases, rows, _, _ = graded
-    unflagged = {name for name in cases if not rows[name][0]} - set(OPEN)
+    unflagged = {name for name in cases if not rows[name][0]}
     print("scored 0 without a flag:", sorted(unflagged))
     assert unflagged <= EXPECT_UNFLAGGED, sorted(unflagged - EXPECT_UNFLAGGED)
     for name in ("meta_dropped", "meta_duplicate"):
