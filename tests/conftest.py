@@ -17,23 +17,56 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from adapters import exercise_ids  # noqa: E402  (tests/ must be importable first)
 
 
-# With pytest-xdist (`make test`: two workers, ``--dist loadgroup``) a group runs in one
-# worker, in order: the tests that run the real grader run one at a time (parallel grading
-# jobs share the job slots' grading uids and their process limits; the hub test changes the
-# clone's permissions), and the two tests of one solution notebook share its one run
-# (tests/notebook/test_solutions.py).
-GRADER_TESTS = tuple(f"tests/grading/test_{name}.py" for name in (
-    "audit", "autograde_jobs", "autograde_mode", "cli", "formgrader", "hostile", "roundtrip",
-    "sandbox", "sandbox_attacks")) + ("tests/hub/", "tests/decoder/test_grading_decode.py")
+# With pytest-xdist (`make test`: two workers, ``--dist loadgroup``) a test runs where a
+# worker is free, except the tests of one group: they run in one worker, in order.
+# - Two graders (one per worker) run side by side: each worker grades under uids of its own
+#   (``$LAB_GRADING_UID_BASE``, set below; a job slot's uid is that base + slot, and the
+#   tests that pin their uids take them above it), since RLIMIT_NPROC counts per uid and a
+#   test checks that no process of its uids outlived grading. Everything else a grader
+#   makes is its own: temporary folders, cgroups (random names), the box's mounts.
+# - Groups (``_group``): tests that share one run (the hostile class graded once; a
+#   solution notebook executed once, tests/notebook/test_solutions.py), the sandbox attacks
+#   (their check for leftover processes sees the whole machine), the hub (its two modules
+#   each chmod this clone and restore the modes they found).
+# The groups are given to xdist's scheduler here (``pytest_xdist_make_scheduler``), not as
+# ``xdist_group`` marks: with pytest 9.2, xdist 3.8 ignores those marks without a word
+# (pytest-xdist issue 1386), and every group was split over both workers.
+UIDS_PER_WORKER = 200  # ≥ the uids one worker's tests use (job slots, and +80/+90 pinned)
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _worker.startswith("gw"):
+    from labsupport.grading.sandbox import UID_BASE_ENV, Sandbox  # noqa: E402
+    os.environ[UID_BASE_ENV] = str(Sandbox().uid_base + UIDS_PER_WORKER * int(_worker[2:]))
+
+GROUPS = {"tests/grading/test_hostile.py::": "hostile",
+          "tests/grading/test_sandbox_attacks.py::": "sandbox-attacks",
+          "tests/hub/": "hub"}
+SOLUTIONS = "tests/notebook/test_solutions.py::"  # a group per notebook: test_x[<notebook>]
 
 
-def _xdist_group(item) -> str | None:
-    path = item.nodeid.replace("\\", "/")
-    if path.startswith(GRADER_TESTS):
-        return "grader"
-    if path.startswith("tests/notebook/test_solutions.py"):
-        return "solution-" + item.callspec.params["name"]
+def _group(nodeid: str) -> str | None:
+    """The group of the test ``nodeid`` (relative to the repo), or None."""
+    path = nodeid.replace("\\", "/")
+    for prefix, group in GROUPS.items():
+        if path.startswith(prefix):
+            return group
+    if path.startswith(SOLUTIONS):
+        return "solution-" + path.partition("[")[2].rstrip("]")
     return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` with the groups of ``_group``; the other tests one by one (as
+    xdist does, the units with the most tests first)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class Groups(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _group(nodeid) or nodeid
+
+    return Groups(config, log)
 
 
 def pytest_configure(config):
@@ -48,7 +81,3 @@ def pytest_collection_modifyitems(session, config, items):
     event loop, marked running on this thread) alive until the end, which would break every
     later test that calls ``asyncio.run`` (`make test` runs them in a pytest of their own)."""
     items.sort(key=lambda item: "tests/browser/" in item.nodeid.replace("\\", "/"))
-    for item in items:
-        group = _xdist_group(item)
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))

@@ -23,6 +23,7 @@ from labsupport.grading.sandbox import SYSTEM, Sandbox, hidden_paths, namespaces
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
+UID_BASE = Sandbox().uid_base + 90  # within this test worker's uids, apart from its graders'
 needs_ns = pytest.mark.skipif(not namespaces_available()[0],
                               reason=f"namespaces mode: {namespaces_available()[1]}")
 
@@ -31,7 +32,7 @@ def _box(mode, tmp_path, **limits):
     course = tmp_path / "course"
     (course / "autograde").mkdir(parents=True, exist_ok=True)
     (course / "autograde" / "gradebook.db").write_text("grades")
-    return Sandbox(mode=mode, uid_base=65190, **limits).open(course)  # not another grader's uids
+    return Sandbox(mode=mode, uid_base=UID_BASE, **limits).open(course)
 
 
 def _py(box, code, stdin="", timeout=60, env=None):

@@ -25,7 +25,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from labsupport.grading.sandbox import namespaces_available
+from labsupport.grading.sandbox import Sandbox, namespaces_available
 
 from .test_autograde_jobs import _kc_assignment, _nbg
 
@@ -34,7 +34,7 @@ ATTACKS = Path(__file__).parent / "hostile" / "sandbox"
 REDTEAM = Path(__file__).parent / "hostile" / "redteam"
 RED = ("key_scan",)  # a copy of the key outside the course (another clone of the lab)
 pytestmark = pytest.mark.slow
-UID_BASE = 65180  # its own grading uids: another grader on the machine uses 65100 +
+UID_BASE = Sandbox().uid_base + 80  # within this test worker's uids, apart from its graders'
 LIMITS = f"""
 c.Sandbox.uid_base = {UID_BASE}
 c.Execute.timeout = 5
