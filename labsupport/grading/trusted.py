@@ -124,8 +124,8 @@ def _send(fd: int, message: dict) -> None:
 
 
 def test_names(test: str) -> list[str]:
-    """The names a test cell reads (``check_ex02_1(Batcher, hidden=True)``: the check and
-    ``Batcher``)."""
+    """The names a test cell reads (a check's call reads the check and the student's answer,
+    e.g. ``Batcher``)."""
     try:
         tree = ast.parse(_python(test))
     except SyntaxError:
