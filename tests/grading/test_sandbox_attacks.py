@@ -190,6 +190,11 @@ def test_plain_mode_stops_when_the_package_changes(jobs, first, second, tmp_path
     src = _kc_assignment()
     a, nb = src.parent.name, src.stem
     project = _project(tmp_path / "project", src)
+    with (project / "autograde" / "nbgrader_config.py").open("a") as f:
+        # no cgroup without root: the memory limit becomes each process's address space,
+        # and the kernel's imports nearly fill 768 MiB (it died and was replayed again and
+        # again, a minute of suite time); memory is not what this test is about
+        f.write("c.Sandbox.memory_mib = 4096\n")
     for student, attack in (("a_" + first, first), ("b_" + second, second)):
         _submit(project, a, nb, student, (ATTACKS / f"{attack}.py").read_text())
     _submit(project, a, nb, "c_wrong", None)
