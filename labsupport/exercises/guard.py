@@ -55,7 +55,7 @@ def require_callable(ex: str, obj, name: str) -> None:
                              f"{type.__dict__['__name__'].__get__(type(obj), type)}")
 
 
-# The trusted pass sets this to its watch (``trusted._Watch``): a context manager factory,
+# The trusted pass sets this to its watch (``grading.fingerprint.Watch``): a context manager factory,
 # ``WATCH(ex)``, that marks the item when one of ``ex``'s reference functions runs.
 WATCH: Callable[[str], Any] | None = None
 

@@ -9,7 +9,7 @@ run while the student's code does; a hit is written to the helper the moment it 
 and an audit hook (tracing switched off), fingerprints the grading machinery, runs the
 student's answer cell alone (as ``tests/adapters.py`` does), then the item's test cell with
 the genuine checks, and compares the fingerprint again (and, cheaply, after every call of
-the student's code: ``_Watch``). The child does not decide: every call of the student's
+the student's code: ``fingerprint.Watch``). The child does not decide: every call of the student's
 code is recorded as plain values (``guard.Tape``, ``exercises.wire``) and the record goes
 to the helper as one JSON frame; the helper runs the test cell again on that record
 (``judge``) and its verdict is the item's. A child that writes anything else on its pipe,
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import contextlib
 import importlib
 import inspect
 import json
@@ -44,7 +43,8 @@ from typing import Callable
 
 from labsupport.exercises.guard import Tampered
 
-PROTECTED = ("labsupport", "builtins", "numpy", "math", "statistics")  # asyncio changes itself
+from .fingerprint import Watch, changed, fingerprint
+
 
 
 @dataclass(frozen=True)
@@ -58,49 +58,6 @@ class Item:
 def check_module(answer_id: str) -> str:
     """``ex02_1`` -> ``labsupport.exercises.ex02`` (the conventions' naming)."""
     return f"labsupport.exercises.{answer_id.split('_')[0]}"
-
-
-def _shape(v) -> tuple:
-    """What may not change about one module attribute while a student's code runs."""
-    if inspect.isfunction(v):
-        cells = tuple(id(c.cell_contents) if c.cell_contents is not None else 0
-                      for c in (v.__closure__ or ()) if _filled(c))
-        return (id(v), id(v.__code__), id(v.__defaults__), id(v.__kwdefaults__),
-                id(v.__globals__), cells)
-    if isinstance(v, type):
-        return (id(v), tuple(sorted((k, id(x)) for k, x in vars(v).items()
-                                    if k not in ("__dict__", "__weakref__"))))
-    if isinstance(v, dict):
-        return (id(v), tuple(sorted((str(k), id(x)) for k, x in v.items())))
-    if isinstance(v, (list, tuple, set, frozenset)):
-        return (id(v), tuple(id(x) for x in v))
-    return (id(v),)
-
-
-def _filled(cell) -> bool:
-    try:
-        cell.cell_contents
-        return True
-    except ValueError:
-        return False
-
-
-def fingerprint() -> dict[str, tuple]:
-    """Ids of everything the checks rely on: protected modules' attributes, sys.modules."""
-    fp: dict[str, tuple] = {}
-    for name, mod in list(sys.modules.items()):
-        if mod is None or not name.split(".")[0] in PROTECTED:
-            continue
-        fp[f"sys.modules[{name!r}]"] = (id(mod), id(getattr(mod, "__dict__", None)))
-        deep = name.startswith(("labsupport", "builtins"))
-        for k, v in list(vars(mod).items()):
-            fp[f"{name}.{k}"] = _shape(v) if deep else (id(v),)
-    return fp
-
-
-def changed(before: dict, after: dict) -> list[str]:
-    """Keys whose value changed or vanished (new keys — lazy imports — are fine)."""
-    return sorted(k for k, v in before.items() if after.get(k) != v)
 
 
 def _python(source: str) -> str:
@@ -148,7 +105,7 @@ def _child(item: Item, fd: int) -> None:
     wire_ = tripwire.Tripwire(on_hit=lambda ex, ref: _send(fd, {"kind": "hit", "ex": ex, "ref": ref}))
     tape = guard.TAPE = guard.Tape()
     guard.ON_LIMIT = lambda message: (_send(fd, {"kind": "limit", "message": message}), os._exit(0))
-    watch = _Watch(wire_, guard, check_module(answer_id))
+    watch = Watch(wire_, guard, check_module(answer_id))
     _guard_tracing(fd, guard, tripwire)
     wire_.cover_raw_threads()
     before = fingerprint()
@@ -238,73 +195,6 @@ def judge(item: Item, done: dict, genuine: dict) -> tuple[str, str, object]:
     if type(value) not in (str, bool, int, float):
         return "fail", f"{answer_id}: answer with a plain str, bool or number", None
     return "pass", "", value
-
-
-def watched_modules(check: str) -> set[str]:
-    """What the check module ``check`` reads while it decides: itself, builtins, the check
-    helpers it uses (``labsupport.exercises.*``, followed through), and every protected
-    module their names come from (``shapes`` in ``shapes.bucket_of``, numpy, the module of
-    a function imported by name)."""
-    names, todo = {"builtins"}, [check, "labsupport.exercises.guard", "labsupport.exercises.plain"]
-    while todo:
-        n = todo.pop()
-        if n in names or n not in sys.modules:
-            continue
-        names.add(n)
-        if not n.startswith("labsupport.exercises"):
-            continue
-        for v in list(vars(sys.modules[n]).values()):
-            origin = v.__name__ if isinstance(v, type(sys)) else getattr(v, "__module__", None)
-            if isinstance(origin, str) and origin.split(".")[0] in PROTECTED:
-                todo.append(origin)
-    return names
-
-
-def quick_fingerprint(modules: set[str]) -> dict[tuple[str, str], tuple]:
-    """``fingerprint`` of ``modules``, cheaply: each attribute's id, with its code for a
-    function and its attributes' ids for a class (numpy's: ids only). Taken after every
-    call of the student's code (``_Watch``)."""
-    fp: dict[tuple[str, str], tuple] = {}
-    for name in modules:
-        mod = sys.modules.get(name)
-        if mod is None:
-            continue
-        deep = name.startswith("labsupport") or name == "builtins"
-        for k, v in list(vars(mod).items()):
-            if not deep:
-                fp[name, k] = (id(v),)
-            elif type(v) is type(_fix_secret):
-                fp[name, k] = (id(v), id(v.__code__))
-            elif isinstance(v, type):
-                fp[name, k] = (id(v), *map(id, vars(v).values()))
-            else:
-                fp[name, k] = (id(v),)
-    return fp
-
-
-class _Watch:
-    """``guard.WATCH`` in the child: the reference tripwire around each call of the
-    student's code, and the grading machinery compared after each call returns. A function
-    that patches what the check compares with, for the check to see after the call, and
-    undoes it on a later call (so the fingerprint after the test sees nothing) shows here."""
-
-    def __init__(self, wire, guard, check: str):
-        self.wire, self.touched = wire, []
-        guard.WATCH = self
-        self._modules = watched_modules(check)
-        self._before = quick_fingerprint(self._modules)
-
-    @contextlib.contextmanager
-    def __call__(self, ex: str):
-        try:
-            with self.wire(ex):
-                yield
-        finally:
-            touched = changed(self._before, quick_fingerprint(self._modules))
-            if touched and not self.touched:
-                self.touched = [".".join(k) for k in touched]
-        if self.touched:
-            raise Tampered("changes the grading machinery: " + ", ".join(self.touched[:5]))
 
 
 PREIMPORT = ("labsupport", "numpy", "math", "statistics", "asyncio", "collections")  # no side effects
