@@ -46,14 +46,52 @@ class Executed(NamedTuple):
     cells: list[float]    # each code cell's time, in order (s)
 
 
+POLL_SLICE_S = 1.0  # how long one wait for a cell's reply may oversleep a missed wake-up
+
+
+def sliced_shell_wait(kc) -> None:
+    """Make the kernel client ``kc`` wait for a reply in slices of ``POLL_SLICE_S``.
+
+    nbclient waits for a cell's reply with one poll of the shell socket as long as the cell
+    timeout. After a cell that opens widgets that poll sometimes misses the reply's wake-up
+    and sleeps out the whole timeout before it finds the reply waiting (nbclient issue 312):
+    notebook 06 took 200 s instead of 17 s, one run in three on a busy 2-core machine. A new
+    poll sees a waiting reply at once, so slices cost at most ``POLL_SLICE_S`` per miss."""
+    from queue import Empty
+    channel = kc.shell_channel
+    whole = channel.get_msg
+
+    async def get_msg(timeout: float | None = None):
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if end is None else max(0.0, end - time.monotonic())
+            try:
+                return await whole(timeout=POLL_SLICE_S if left is None else min(POLL_SLICE_S, left))
+            except Empty:
+                if left is not None and left <= POLL_SLICE_S:
+                    raise
+    channel.get_msg = get_msg
+
+
+def notebook_client(nb, workdir: Path | str, timeout_s: float = HANG_S, **kw):
+    """An nbclient ``NotebookClient`` for ``nb`` run in ``workdir``, waiting for replies in
+    slices (``sliced_shell_wait``); ``timeout_s`` per cell (a hang guard)."""
+    from nbclient import NotebookClient
+
+    class Client(NotebookClient):
+        async def async_start_new_kernel_client(self):
+            kc = await super().async_start_new_kernel_client()
+            sliced_shell_wait(kc)
+            return kc
+    return Client(nb, timeout=timeout_s, kernel_name="python3",
+                  resources={"metadata": {"path": str(workdir)}}, **kw)
+
+
 def execute(path: Path, workdir: Path | str) -> Executed:
     """Run the notebook at ``path`` in ``workdir`` (raises on a failing cell)."""
     import nbformat
-    from nbclient import NotebookClient
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=HANG_S, kernel_name="python3",
-                            resources={"metadata": {"path": str(workdir)}},
-                            store_widget_state=True)
+    client = notebook_client(nb, workdir, store_widget_state=True)
     t0 = time.perf_counter()
     client.execute()
     return Executed(nb, time.perf_counter() - t0,

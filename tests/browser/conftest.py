@@ -48,9 +48,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab(tmp_path_factory, browser_type_launch_args):
-    """``{base, token, root, start_s}``: JupyterLab serving a temp copy of ``solutions/``."""
+    """``{base, token, root, start_s}``: JupyterLab serving a temp copy of ``solutions/``,
+    started once for all browser tests (each stops its kernels: ``_kernels_stop``)."""
     tmp = tmp_path_factory.mktemp("lab")
     root = tmp / "notebooks"
     root.mkdir()
@@ -97,6 +98,19 @@ def lab(tmp_path_factory, browser_type_launch_args):
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture(autouse=True)
+def _kernels_stop(request):
+    """After a test on the shared JupyterLab, its kernels stop (and with them what they
+    started: notebook 07's service and load), so the next test has the cores to itself."""
+    yield
+    if "lab" not in request.fixturenames:
+        return
+    lab = request.getfixturevalue("lab")
+    auth = {"token": lab["token"]}
+    for kernel in httpx.get(f"{lab['base']}/api/kernels", params=auth, timeout=10).json():
+        httpx.delete(f"{lab['base']}/api/kernels/{kernel['id']}", params=auth, timeout=30)
 
 
 def guard_loopback(page) -> list[str]:

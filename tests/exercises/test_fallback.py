@@ -7,8 +7,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
+from labsupport.benches.notebooks import notebook_client
 from labsupport.exercises.fallback import is_solved, solved_or_lab
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,8 +81,7 @@ def test_released_notebook_runs_to_the_end_unsolved(path, tmp_path, monkeypatch)
     monkeypatch.delenv("LAB_AUTOGRADE", raising=False)
     nb = nbformat.read(path, 4)
     wanted = _lab_ids(nb)
-    NotebookClient(nb, timeout=120, kernel_name="python3",  # Run All: the first error stops it
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    notebook_client(nb, tmp_path, timeout_s=120).execute()  # Run All: the first error stops it
     tests, said, notes = set(), set(), set()
     for c in nb.cells:
         if c.cell_type != "code":

@@ -15,7 +15,8 @@ import hostile_cases
 from labsupport.grading import Course, course_config, parallel
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
+# a hang guard, not a limit: the class takes ~4 min on a quiet 2-core machine, more on a busy one
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 
 def _nbg(cell) -> dict:
