@@ -46,7 +46,6 @@ from labsupport.exercises.guard import Tampered
 from .fingerprint import Watch, changed, fingerprint
 
 
-
 @dataclass(frozen=True)
 class Item:
     grade_id: str     # the test cell's id, e.g. "ex02_1_test"
