@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..paths import REPO
+from ..shellwait import sliced_shell_wait
 from ..validate import check_float
 
 GOAL_CELL_S = 30.0
@@ -46,36 +47,9 @@ class Executed(NamedTuple):
     cells: list[float]    # each code cell's time, in order (s)
 
 
-POLL_SLICE_S = 1.0  # how long one wait for a cell's reply may oversleep a missed wake-up
-
-
-def sliced_shell_wait(kc) -> None:
-    """Make the kernel client ``kc`` wait for a reply in slices of ``POLL_SLICE_S``.
-
-    nbclient waits for a cell's reply with one poll of the shell socket as long as the cell
-    timeout. After a cell that opens widgets that poll sometimes misses the reply's wake-up
-    and sleeps out the whole timeout before it finds the reply waiting (nbclient issue 312):
-    notebook 06 took 200 s instead of 17 s, one run in three on a busy 2-core machine. A new
-    poll sees a waiting reply at once, so slices cost at most ``POLL_SLICE_S`` per miss."""
-    from queue import Empty
-    channel = kc.shell_channel
-    whole = channel.get_msg
-
-    async def get_msg(timeout: float | None = None):
-        end = None if timeout is None else time.monotonic() + timeout
-        while True:
-            left = None if end is None else max(0.0, end - time.monotonic())
-            try:
-                return await whole(timeout=POLL_SLICE_S if left is None else min(POLL_SLICE_S, left))
-            except Empty:
-                if left is not None and left <= POLL_SLICE_S:
-                    raise
-    channel.get_msg = get_msg
-
-
 def notebook_client(nb, workdir: Path | str, timeout_s: float = HANG_S, **kw):
     """An nbclient ``NotebookClient`` for ``nb`` run in ``workdir``, waiting for replies in
-    slices (``sliced_shell_wait``); ``timeout_s`` per cell (a hang guard)."""
+    slices (``shellwait``: nbclient issue 312); ``timeout_s`` per cell (a hang guard)."""
     from nbclient import NotebookClient
 
     class Client(NotebookClient):

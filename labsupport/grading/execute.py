@@ -14,6 +14,7 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
+from ..shellwait import sliced_shell_wait
 from . import demos, seal
 from .kernel import BoxedKernelManager
 from .sandbox import Sandbox
@@ -70,6 +71,13 @@ class AutogradeExecute(Execute):
         await super().async_start_new_kernel(env=env, **kwargs)
 
     start_new_kernel = run_sync(async_start_new_kernel)
+
+    async def async_start_new_kernel_client(self):
+        """nbclient's client, waiting for each reply in short polls (``shellwait``): one
+        long poll that misses its wake-up would sleep out the whole cell timeout."""
+        kc = await super().async_start_new_kernel_client()
+        sliced_shell_wait(kc)
+        return kc
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()

@@ -8,7 +8,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "labsupport"
 LAYERS = [  # bottom first; a module may import its own layer or any below
-    {"validate", "paths", "device", "projector"},
+    {"validate", "paths", "device", "projector", "shellwait"},
     {"traffic", "costs", "metrics", "queueing"},
     {"batching"},
     {"sim"},

@@ -1,5 +1,6 @@
-"""The headless notebook runner waits for a cell's reply in slices (nbclient issue 312: one
-long poll can sleep out the whole cell timeout after a missed wake-up)."""
+"""Kernel clients wait for a cell's reply in slices (nbclient issue 312: one long poll can
+sleep out the whole cell timeout after a missed wake-up); the headless runner and the
+grading executor both wait that way."""
 import asyncio
 import time
 from queue import Empty
@@ -7,7 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from labsupport import shellwait
 from labsupport.benches import notebooks
+from labsupport.grading.execute import AutogradeExecute
 
 
 class Channel:
@@ -27,19 +30,19 @@ class Channel:
 
 def _wait(channel, timeout):
     kc = SimpleNamespace(shell_channel=channel)
-    notebooks.sliced_shell_wait(kc)
+    shellwait.sliced_shell_wait(kc)
     return asyncio.run(kc.shell_channel.get_msg(timeout=timeout))
 
 
 def test_a_missed_wake_up_costs_one_slice_not_the_timeout(monkeypatch):
-    monkeypatch.setattr(notebooks, "POLL_SLICE_S", 0.05)
+    monkeypatch.setattr(shellwait, "POLL_SLICE_S", 0.05)
     channel = Channel(ready_at=time.monotonic() + 0.12)
     assert _wait(channel, timeout=30) == {"msg": "reply"}
     assert len(channel.polls) >= 3 and max(channel.polls) <= 0.05  # never one 30 s poll
 
 
 def test_no_reply_still_times_out_at_the_timeout(monkeypatch):
-    monkeypatch.setattr(notebooks, "POLL_SLICE_S", 0.05)
+    monkeypatch.setattr(shellwait, "POLL_SLICE_S", 0.05)
     channel = Channel(ready_at=float("inf"))
     with pytest.raises(Empty):
         _wait(channel, timeout=0.2)
@@ -48,7 +51,27 @@ def test_no_reply_still_times_out_at_the_timeout(monkeypatch):
 
 
 def test_without_a_timeout_it_keeps_polling(monkeypatch):
-    monkeypatch.setattr(notebooks, "POLL_SLICE_S", 0.02)
+    monkeypatch.setattr(shellwait, "POLL_SLICE_S", 0.02)
     channel = Channel(ready_at=time.monotonic() + 0.1)
     assert _wait(channel, timeout=None) == {"msg": "reply"}
     assert set(channel.polls) == {0.02}
+
+
+@pytest.mark.parametrize("make", [
+    lambda tmp: notebooks.notebook_client(None, tmp),  # tests, benches, Run All
+    lambda tmp: AutogradeExecute(),                     # nbgrader autograde in the sandbox
+], ids=["headless runner", "grading executor"])
+def test_both_notebook_runners_wait_in_slices(make, tmp_path, monkeypatch):
+    import nbclient
+    channel = Channel(ready_at=time.monotonic() + 0.12)
+
+    async def plain_client(self):
+        return SimpleNamespace(shell_channel=channel)
+    monkeypatch.setattr(nbclient.NotebookClient, "async_start_new_kernel_client", plain_client)
+    monkeypatch.setattr(shellwait, "POLL_SLICE_S", 0.05)
+
+    async def wait():
+        kc = await make(tmp_path).async_start_new_kernel_client()
+        return await kc.shell_channel.get_msg(timeout=30)
+    assert asyncio.run(wait()) == {"msg": "reply"}
+    assert max(channel.polls) <= 0.05, "a client waits for its reply in one long poll"
