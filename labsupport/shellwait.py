@@ -4,9 +4,9 @@ nbclient waits for a cell's reply with one poll of the shell socket as long as t
 timeout. That poll sometimes misses the reply's wake-up and sleeps out the whole timeout
 before it finds the reply waiting: notebook 06, run headless on a busy 2-core machine, took
 200 s instead of 17 s one run in three. A new poll sees a waiting reply at once, so waiting
-in slices of ``POLL_SLICE_S`` costs at most one slice per missed wake-up. The headless
-runner (``benches.notebooks.notebook_client``) and the grading executor
-(``grading.execute.AutogradeExecute``) both wait this way.
+in slices of ``POLL_SLICE_S`` costs at most one slice per missed wake-up. ``SlicedWait``
+puts it into any nbclient client: the headless runner (``benches.notebooks.notebook_client``)
+and the grading executor (``grading.execute.AutogradeExecute``) both wait this way.
 """
 from __future__ import annotations
 
@@ -33,3 +33,13 @@ def sliced_shell_wait(kc) -> None:
                 if left is not None and left <= POLL_SLICE_S:
                     raise
     channel.get_msg = get_msg
+
+
+class SlicedWait:
+    """Mixin for an nbclient ``NotebookClient`` (nbgrader's ``Execute`` included), listed
+    before it: its kernel client waits in slices (``sliced_shell_wait``)."""
+
+    async def async_start_new_kernel_client(self):
+        kc = await super().async_start_new_kernel_client()
+        sliced_shell_wait(kc)
+        return kc

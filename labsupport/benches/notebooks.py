@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..paths import REPO
-from ..shellwait import sliced_shell_wait
+from ..shellwait import SlicedWait
 from ..validate import check_float
 
 GOAL_CELL_S = 30.0
@@ -52,11 +52,8 @@ def notebook_client(nb, workdir: Path | str, timeout_s: float = HANG_S, **kw):
     slices (``shellwait``: nbclient issue 312); ``timeout_s`` per cell (a hang guard)."""
     from nbclient import NotebookClient
 
-    class Client(NotebookClient):
-        async def async_start_new_kernel_client(self):
-            kc = await super().async_start_new_kernel_client()
-            sliced_shell_wait(kc)
-            return kc
+    class Client(SlicedWait, NotebookClient):
+        pass
     return Client(nb, timeout=timeout_s, kernel_name="python3",
                   resources={"metadata": {"path": str(workdir)}}, **kw)
 

@@ -14,7 +14,7 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
-from ..shellwait import sliced_shell_wait
+from ..shellwait import SlicedWait
 from . import demos, seal
 from .kernel import BoxedKernelManager
 from .sandbox import Sandbox
@@ -31,9 +31,9 @@ def course_root(config) -> str:
     return CourseDirectory(config=config).root
 
 
-class AutogradeExecute(Execute):
+class AutogradeExecute(SlicedWait, Execute):
     """nbgrader's Execute, with the kernel in the submission's sandbox, in autograde mode,
-    and dead kernels survived.
+    dead kernels survived, and each reply awaited in short polls (``SlicedWait``).
 
     The kernel runs in a fresh ``box.Box`` per notebook (``c.Sandbox``: namespaces and a
     grading user as root, plain rlimits otherwise; ``mode='off'`` runs it as you). Its
@@ -71,13 +71,6 @@ class AutogradeExecute(Execute):
         await super().async_start_new_kernel(env=env, **kwargs)
 
     start_new_kernel = run_sync(async_start_new_kernel)
-
-    async def async_start_new_kernel_client(self):
-        """nbclient's client, waiting for each reply in short polls (``shellwait``): one
-        long poll that misses its wake-up would sleep out the whole cell timeout."""
-        kc = await super().async_start_new_kernel_client()
-        sliced_shell_wait(kc)
-        return kc
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
