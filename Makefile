@@ -39,10 +39,10 @@ test: install-test ## set up (first time) and run the whole test suite (two work
 test-fast: install-test ## the suite without the slow notebook, grading and browser tests
 	$(PY) -m pytest -q -m "not slow"
 
-install: $(STAMP) ## create .venv with the pinned stack and labsupport (editable)
-$(STAMP): requirements.txt pyproject.toml
+install: $(STAMP) ## create .venv with the pinned stack, labsupport and the trainers' labgrader (editable)
+$(STAMP): requirements.txt pyproject.toml labgrader/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q -r requirements.txt -e .
+	$(PY) -m pip install -q -r requirements.txt -e . -e ./labgrader
 	$(PY) -m labsupport.cli doctor --quiet || true
 	touch $@
 
@@ -93,19 +93,19 @@ doctor: install ## check versions, device, model files and data
 	$(PY) -m labsupport.cli doctor
 
 release: install ## trainers: regenerate notebooks/ from solutions/ with nbgrader
-	$(PY) -m labsupport.cli grade release
+	$(PY) -m labgrader release
 
 collect: install ## trainers: import submissions (SRC=folder or LMS zip, ASSIGNMENT=… for a zip)
-	$(PY) -m labsupport.cli grade collect $(SRC) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
+	$(PY) -m labgrader collect $(SRC) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
 autograde: install ## trainers: autograde autograde/submitted (ASSIGNMENT=…, JOBS=N optional)
-	$(PY) -m labsupport.cli grade autograde $(ASSIGNMENT) --jobs $(or $(JOBS),1)
+	$(PY) -m labgrader autograde $(ASSIGNMENT) --jobs $(or $(JOBS),1)
 
 feedback: install ## trainers: feedback HTML for autograded work
-	$(PY) -m labsupport.cli grade feedback $(ASSIGNMENT)
+	$(PY) -m labgrader feedback $(ASSIGNMENT)
 
 grades: install ## trainers: export grades to autograde/grades.csv
-	$(PY) -m labsupport.cli grade export
+	$(PY) -m labgrader export
 
 demo-check: install ## trainers, before class: warm the model, measure capacity, run bench-peers if installed, print what notebook 07 will show
 	$(PY) -m labsupport.cli demo-check
@@ -139,9 +139,9 @@ HUB_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 HUB_STAMP := $(HUB_VENV)/.installed
 
 hub-install: $(HUB_STAMP) ## JupyterHub extra: .venv-hub (jupyterhub 6.1.1 + the lab) and configurable-http-proxy 5.3.0
-$(HUB_STAMP): requirements.txt pyproject.toml
+$(HUB_STAMP): requirements.txt pyproject.toml labgrader/pyproject.toml
 	test -x $(HUB_VENV)/bin/python || $(HUB_PYTHON) -m venv $(HUB_VENV)
-	$(HUB_VENV)/bin/pip install -q -r requirements.txt -e . jupyterhub==6.1.1
+	$(HUB_VENV)/bin/pip install -q -r requirements.txt -e . -e ./labgrader jupyterhub==6.1.1
 	npm install --prefix .hub-node --no-audit --no-fund --silent configurable-http-proxy@5.3.0
 	touch $@
 

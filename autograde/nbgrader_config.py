@@ -1,7 +1,7 @@
 """The lab's nbgrader course: solutions/ is the source, notebooks/ the release.
 
 Loaded by the repo root's ``nbgrader_config.py`` (plain ``nbgrader …`` and the
-JupyterLab formgrader) and by ``labsupport.grading`` (``labsupport grade …``).
+JupyterLab formgrader) and by the trainers' package ``labgrader`` (``labgrader …``).
 Trainer folders (submitted/, autograded/, feedback/, gradebook.db) live here and are
 ignored by git.
 """
@@ -10,8 +10,8 @@ from pathlib import Path
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 
-from labsupport.grading import (ShortTestErrors, autograde_preprocessors,
-                                generate_assignment_preprocessors, sanitize_preprocessors)
+from labgrader import (ShortTestErrors, autograde_preprocessors,
+                       generate_assignment_preprocessors, sanitize_preprocessors)
 
 c = get_config()  # noqa: F821
 ROOT = Path(__file__).resolve().parents[1]  # the repo root, wherever it is cloned

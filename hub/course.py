@@ -7,18 +7,18 @@
   requires; the course folder inside is the trainer's, and its ``inbound/`` (0733 + setgid,
   made by nbgrader) lets students drop submissions they cannot list;
 - the trainer's course ``~trainer/course`` (0700): a copy of ``solutions/`` and of the
-  grader-only ``grader/`` (the answer key), the gradebook and submissions appear there; its
+  grader-only ``keys/`` (the answer key), the gradebook and submissions appear there; its
   nbgrader config loads the lab's ``autograde/nbgrader_config.py`` (same preprocessors,
   same timeout) then points at it;
 - each student's ``~/.jupyter/nbgrader_config.py``: the course id and the exchange;
-- with ``--protect-repo``: this clone's ``solutions/``, ``grader/``, ``tests/``, its git
+- with ``--protect-repo``: this clone's ``solutions/``, ``keys/``, ``tests/``, its git
   folder (the history holds every file) and local grading folders become 0700, since
   students' kernels read the lab package and ``data/`` from it.
 
 ``python hub/course.py autograde ASSIGNMENT [--jobs N]`` grades the trainer's collected
 submissions with full isolation (the grading sandbox's namespaces mode, which needs root):
 it builds the course's config from the lab's own config (nothing the trainer can edit runs
-as root), grades through ``labsupport.grading`` like ``labsupport grade autograde`` (flags
+as root), grades through ``labgrader`` (the trainers' package) like ``labgrader autograde`` (flags
 printed per student) and hands the course folder back to the trainer.
 
 ``python hub/course.py teardown`` removes the users this script made (``userdel -r``)
@@ -109,7 +109,7 @@ def protected_paths() -> list[Path]:
     """What students must not read in this clone: the sources, the grader-only material,
     the git history, the test variants and any local grading (the trainer still reads
     ``autograde/nbgrader_config.py``)."""
-    names = ("solutions", "grader", "tests", "autograde/submitted", "autograde/autograded",
+    names = ("solutions", "keys", "tests", "autograde/submitted", "autograde/autograded",
              "autograde/feedback", "autograde/gradebook.db", "autograde/grades.csv")
     git = git_dir()
     return [REPO / n for n in names if (REPO / n).exists()] + ([git] if git else [])
@@ -126,7 +126,7 @@ def setup(protect_repo: bool) -> None:
     for user in s["users"]:
         ensure_user(user)
     course = home(trainer) / "course"
-    for folder in ("solutions", "grader"):  # the source and the answer key: the trainer's only
+    for folder in ("solutions", "keys"):  # the source and the answer key: the trainer's only
         if not (course / folder).exists() and (REPO / folder).exists():
             shutil.copytree(REPO / folder, course / folder)
     subprocess.run(["chown", "-R", f"{trainer}:{trainer}", str(course)], check=True)
@@ -162,7 +162,7 @@ def autograde(assignment: str, jobs: int) -> int:
               file=sys.stderr)
         return 2
     sys.path.insert(0, str(REPO))
-    from labsupport.grading import Course, course_config, parallel
+    from labgrader import Course, course_config, parallel
     settings_ = course_settings(course, s["root"] / "exchange", s["course_id"])
     grader = Course(course_config(course, **settings_, **{"Sandbox.mode": "namespaces"}))
     try:
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("action", choices=("setup", "autograde", "teardown"))
     p.add_argument("assignment", nargs="?", help="autograde: the assignment to grade")
     p.add_argument("--protect-repo", action="store_true",
-                   help="chmod 0700 this clone's solutions/, grader/, tests/, git folder "
+                   help="chmod 0700 this clone's solutions/, keys/, tests/, git folder "
                         "and grading folders")
     p.add_argument("--jobs", type=int, default=1, help="autograde: submissions at once")
     args = p.parse_args(argv)

@@ -9,7 +9,8 @@
 - models: ``encoder/`` (MiniLM, corpus), ``decoder/`` (continuous decoding)
 - ``serving/``: ``api/`` (one HTTP service), ``ops/`` (serve, launcher, child processes,
   replicas and router, load generator, exporter), ``demo/`` (dashboard, replicas lesson, RAG)
-- ``notebook/``: plots and widgets; course: ``exercises/``, ``grading``, ``benches/``, ``cli``
+- ``notebook/``: plots and widgets; course: ``exercises/``, ``benches/``, ``cli`` (grading is the
+  trainers' own package, ``labgrader``, never installed by students)
 
 Public API, imported lazily (``import labsupport`` stays fast and torch-free): the names in
 ``_API`` below.

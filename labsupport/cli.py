@@ -6,11 +6,10 @@ from importlib import import_module
 
 COMMANDS = {
     "doctor": ("labsupport.doctor", "check the lab's environment (versions, device, data)"),
-    "bench": (None, "benchmarks that print JSON: batcher | adaptive | padding | decode | service | overload | peers | gpu | grading | notebooks"),
+    "bench": (None, "benchmarks that print JSON: batcher | adaptive | padding | decode | service | overload | peers | gpu | notebooks"),
     "serve": ("labsupport.serving.ops.serve", "run the embedding service on 127.0.0.1 (--replicas N)"),
     "load": ("labsupport.serving.ops.loadgen", "open-loop load generator against a loopback URL"),
     "export": ("labsupport.serving.ops.exporter", "export knobs as Triton / TF Serving / Ray Serve config"),
-    "grade": ("labsupport.grading", "trainers: release | collect | autograde | feedback | export"),
     "demo-check": ("labsupport.demo_check", "trainers, before class: warm the model, measure capacity, run bench peers, print what notebook 07 will show"),
 }
 BENCHES = {
@@ -22,7 +21,6 @@ BENCHES = {
     "overload": "labsupport.benches.overload",
     "peers": "labsupport.benches.peers",
     "gpu": "labsupport.benches.gpu",
-    "grading": "labsupport.benches.grading",
     "notebooks": "labsupport.benches.notebooks",
 }
 

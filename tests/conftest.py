@@ -34,7 +34,7 @@ from adapters import exercise_ids  # noqa: E402  (tests/ must be importable firs
 UIDS_PER_WORKER = 200  # ≥ the uids one worker's tests use (job slots, and +80/+90 pinned)
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "")
 if _worker.startswith("gw"):
-    from labsupport.grading.sandbox import UID_BASE_ENV, Sandbox  # noqa: E402
+    from labgrader.sandbox import UID_BASE_ENV, Sandbox  # noqa: E402
     os.environ[UID_BASE_ENV] = str(Sandbox().uid_base + UIDS_PER_WORKER * int(_worker[2:]))
 
 GROUPS = {"tests/grading/test_hostile.py::": "hostile",

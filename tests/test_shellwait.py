@@ -10,7 +10,7 @@ import pytest
 
 from labsupport import shellwait
 from labsupport.benches import notebooks
-from labsupport.grading.execute import AutogradeExecute
+from labgrader.execute import AutogradeExecute
 
 
 class Channel:

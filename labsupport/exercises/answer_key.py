@@ -1,7 +1,7 @@
-"""Grader-only material: the course's ``grader/`` folder, beside ``solutions/``.
+"""Grader-only material: the course's ``keys/`` folder, beside ``solutions/``.
 
-Answer keys live there and nowhere in this package or the release (``grader/README.md``).
-The grading process reads them (``labsupport.grading``: in its own process, never in one
+Answer keys live there and nowhere in this package or the release (``keys/README.md``).
+The grading process reads them (``labgrader``: in its own process, never in one
 that ran a student's code); a learner working alone with the course repo reads them in
 self-study mode (``kc08_feedback``), which reveals the answers. Without the folder — a
 student who has only the release and the package — ``load`` finds nothing.
@@ -14,13 +14,13 @@ from pathlib import Path
 
 from ..paths import REPO
 
-FOLDER = "grader"
-DIR_ENV = "LAB_GRADER_DIR"  # points at a grader folder elsewhere (self-study, a trainer's copy)
+FOLDER = "keys"
+DIR_ENV = "LAB_KEYS_DIR"  # points at a grader folder elsewhere (self-study, a trainer's copy)
 
 
 def folder(course_root: Path | str | None = None) -> Path:
-    """Where the grader-only material is: ``$LAB_GRADER_DIR``, else ``<course>/grader``
-    when the course has one, else the lab repo's own ``grader/``."""
+    """Where the grader-only material is: ``$LAB_KEYS_DIR``, else ``<course>/keys``
+    when the course has one, else the lab repo's own ``keys/``."""
     env = os.environ.get(DIR_ENV)
     if env:
         return Path(env)

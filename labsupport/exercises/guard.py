@@ -2,7 +2,7 @@
 (``case_rng``), a step limit (``bounded``: an endless loop becomes an AssertionError with a
 message, instead of hanging the grader), one gateway for calling the student's code
 (``student``: the trusted pass watches it for the lab's reference implementations there and
-records what it gave back for the judge, ``Tape``), and the release stub seen as "not
+records what it gave back for the judge, ``labgrader.tape.Tape``), and the release stub seen as "not
 attempted" (``exercise_check``)."""
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def student(ex: str, fn, *args, **kw):
     tape = TAPE
     if tape is not None and tape.armed:
         return tape.call(ex, fn, args, kw)
-    return _watched(ex, fn, args, kw)
+    return watched(ex, fn, args, kw)
 
 
 def driver(ex: str, fn, *args, **kw):
@@ -83,7 +83,8 @@ def driver(ex: str, fn, *args, **kw):
     return fn(*args, **kw)
 
 
-def _watched(ex: str, fn, args: tuple, kw: dict):
+def watched(ex: str, fn, args: tuple, kw: dict):
+    """``fn(*args, **kw)`` under ``WATCH(ex)`` when one is set."""
     watch = WATCH
     if watch is None:
         return fn(*args, **kw)
@@ -95,72 +96,12 @@ class Tampered(BaseException):
     """The student's code changed what a check or a driver relies on (the grading
     machinery, a rule a driver plugged in): the item is marked, not just failed. Not an
     Exception, so a check's ``except Exception`` lets it by; never recorded as a call's
-    outcome (``Tape``)."""
+    outcome (``labgrader.tape.Tape``)."""
 
 
-class TapeMismatch(AssertionError):
-    """In the judge: the check asked for a call the record does not hold."""
-
-
-class Tape:
-    """The trusted pass's record of what each call of the student's code gave back.
-
-    Beside the student's code (``Tape()``) a call runs, and its outcome — a value or an
-    exception — is written with ``wire.encode``; the check goes on with the decoded copy.
-    In the judge (``Tape(records)``) nothing runs: the check gets the recorded outcomes
-    back, in order. So the check decides in a process where no student code ever ran, on
-    plain values; a record that does not fit the check (one forged, cut or padded) is a
-    ``TapeMismatch``. A call inside a recorded call (a lab driver calling the student's
-    function) runs as part of the outer one. ``armed``: recording starts with the test cell."""
-
-    def __init__(self, records: list | None = None):
-        self.replaying = records is not None
-        self.records: list = [] if records is None else list(records)
-        self.armed = self.replaying
-        self._next = 0
-        self._depth = 0
-
-    def call(self, ex: str, fn, args: tuple, kw: dict, watched: bool = True):
-        from . import wire
-        if self.replaying:
-            if self._next >= len(self.records):
-                raise TapeMismatch(f"{ex}: the record holds fewer calls than the check makes")
-            rec = self.records[self._next]
-            self._next += 1
-            if type(rec) is not list or len(rec) != 3 or rec[0] != ex or rec[1] not in ("return", "raise"):
-                raise TapeMismatch(f"{ex}: call {self._next} of the record does not fit the check")
-            value = wire.decode(rec[2])
-            if rec[1] == "raise":
-                if not isinstance(value, BaseException):
-                    raise TapeMismatch(f"{ex}: call {self._next} raised a non-exception")
-                raise value
-            return value
-        if self._depth:
-            return _watched(ex, fn, args, kw)
-        self._depth += 1
-        try:
-            value, kind = (_watched(ex, fn, args, kw) if watched else fn(*args, **kw)), "return"
-        except Tampered:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - the student's outcome, recorded
-            value, kind = exc, "raise"
-        finally:
-            self._depth -= 1
-        data = wire.encode(value)
-        self.records.append([ex, kind, data])
-        out = wire.decode(data)
-        if kind == "raise":
-            raise out
-        return out
-
-    def finished(self) -> bool:
-        """In the judge: every recorded call was asked for."""
-        return self._next == len(self.records)
-
-
-# The trusted pass sets this (``Tape``): the record of the student's answers, or, in the
+# The trusted pass sets this (``labgrader.tape.Tape``): the record of the student's answers, or, in the
 # judge, the record read back.
-TAPE: Tape | None = None
+TAPE: Any = None
 
 
 def bounded(ex: str, fn, *args, **kw):

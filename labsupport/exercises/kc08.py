@@ -4,8 +4,8 @@
 This module holds no answer. ``FORM`` says what form each item's answer takes (a letter, a
 truth value, a number, a few words); ``check_kc08_NN(answer)`` checks only that form (the
 self-check students see). The content is judged against the answer key, which is
-grader-only material (``grader/kc08.json``, read through ``answer_key``): by the trusted
-pass of ``labsupport grade autograde``, in the grader's own process (``content``), and in
+grader-only material (``keys/kc08.json``, read through ``answer_key``): by the trusted
+pass of ``labgrader autograde``, in the grader's own process (``content``), and in
 self-study mode (``kc08_feedback``; ``check_kc08_NN(answer, hidden=True)``), which reveal
 the answers to whoever has the key.
 
@@ -22,7 +22,7 @@ from . import answer_key
 from .guard import exercise_check
 from .plain import describe
 
-KEY_FILE = "kc08"  # grader/kc08.json: the key the content is judged against
+KEY_FILE = "kc08"  # keys/kc08.json: the key the content is judged against
 MAX_WORDS = 30  # short answers are short; a word list of every concept cannot pass
 OBJECTIVES = {  # the lesson's six learning objectives, in short
     1: "what dynamic (windowed) batching is, and its two knobs",
@@ -209,7 +209,7 @@ def _plain_answer(item: str, answer):
 
 
 def correct(item: str, answer, entry: dict) -> bool:
-    """Whether ``answer`` is right for ``item`` by its key ``entry`` (``grader/kc08.json``).
+    """Whether ``answer`` is right for ``item`` by its key ``entry`` (``keys/kc08.json``).
     A malformed answer raises the form's AssertionError."""
     spec = FORM[item]
     answer = _plain_answer(item, answer)
@@ -242,7 +242,7 @@ def wrong_answer(item: str, answer, key: dict) -> str | None:
 def check(item: str, answer, hidden: bool = False) -> None:
     """Check ``answer`` for ``item``: its form always; its content with ``hidden``, which
     needs the grader's key (self-study mode: it is there only for whoever has
-    ``grader/``)."""
+    ``keys/``)."""
     __tracebackhide__ = True  # pytest shows only the caller's line
     spec = FORM[item]
     _plain_answer(item, answer)
@@ -255,7 +255,7 @@ def check(item: str, answer, hidden: bool = False) -> None:
     if key is None:
         raise AssertionError(f"{item}: the form is right; the content is checked against the "
                              "answer key, which only your trainer (or self-study mode, with "
-                             "the course's grader/ folder) has")
+                             "the course's keys/ folder) has")
     message = wrong_answer(item, answer, key)
     if message:
         raise AssertionError(message)

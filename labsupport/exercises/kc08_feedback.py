@@ -1,8 +1,8 @@
 """Self-study mode for notebook 08: a learner working alone commits their answers and gets,
 for each item, whether the committed answer is right and the explanation of the expected
 one. **It reveals the answers**, so it needs the answer key — the course's grader-only
-``grader/kc08.json`` (``answer_key``), which a student in a class does not have: the
-course repo has it, or ``LAB_GRADER_DIR`` points at a copy. Without the key it says so.
+``keys/kc08.json`` (``answer_key``), which a student in a class does not have: the
+course repo has it, or ``LAB_KEYS_DIR`` points at a copy. Without the key it says so.
 
 A commit is final: ``review(globals(), commit=True)`` stores the answers it sees in a small
 state file, and later feedback is always about those committed answers (changing an answer
@@ -20,10 +20,10 @@ from ..paths import autograde_mode
 from . import answer_key, kc08
 
 STATE_ENV = "LABSUPPORT_KC07_STATE"  # where commits are kept
-NO_KEY = ("Self-study feedback is off: it needs the answer key (the course's grader/ folder, "
+NO_KEY = ("Self-study feedback is off: it needs the answer key (the course's keys/ folder, "
           f"or {answer_key.DIR_ENV} pointing at it), which students in a class do not have; "
           "your trainer's grading gives you feedback. Working alone with the course repo? "
-          "The key is in its grader/ folder. Self-study feedback reveals the answers.")
+          "The key is in its keys/ folder. Self-study feedback reveals the answers.")
 
 
 def state_path() -> Path:

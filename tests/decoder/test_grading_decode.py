@@ -10,7 +10,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 import adapters
-from labsupport.grading import Course, course_config
+from labgrader import Course, course_config
 
 ROOT = Path(__file__).resolve().parents[2]
 BUGS = {"05_decode_basics": {"ex05_4": "no_gqa", "ex05_5": "tpot_over_n",

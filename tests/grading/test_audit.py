@@ -12,7 +12,7 @@ import pytest
 
 import adapters
 import hostile_cases
-from labsupport.grading import audit, cellcode, trusted
+from labgrader import audit, cellcode, trusted
 
 HOSTILE = hostile_cases.HOSTILE
 # earn nothing without a flag: a loop (the timeout), not plain values (the checks reject
@@ -79,7 +79,7 @@ def test_honest_answers_are_not_flagged():
     ("import labsupport.decoder.rules as r\ng = r.grow_or_preempt", "ex06_4", "ex06_4"),
     ("import labsupport\nf = getattr(labsupport, name)", "ex03_2", "computed name"),
     ("m = 'labsupport.batching.shapes'", "ex03_2", "ex03_2"),
-    ("open('../grader/kc08.json')", None, "grader-only"),
+    ("open('../keys/kc08.json')", None, "grader-only"),
     ("def broken(:", None, None),                                         # cannot run
 ])
 def test_audit_rules(src, ex, why):

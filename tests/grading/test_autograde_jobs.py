@@ -1,4 +1,4 @@
-"""`labsupport grade autograde --jobs N` on the knowledge check, with real nbgrader.
+"""`labgrader autograde --jobs N` on the knowledge check, with real nbgrader.
 
 - Parallel grading gives the gradebook sequential grading gives (an honest, a wrong and a
   forging submission).
@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from labsupport.grading import Course, course_config, main, parallel
+from labgrader import Course, course_config, main, parallel
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent / "hostile"

@@ -46,8 +46,8 @@ def test_leaving_out_demo_cells_changes_no_grade(tmp_path):
 
     import nbformat
 
-    from labsupport.grading import ROOT, Course, course_config
-    from labsupport.grading.demos import NOTE, demo_cells
+    from labgrader import ROOT, Course, course_config
+    from labgrader.demos import NOTE, demo_cells
     src = next(p for p in sorted(ROOT.glob("solutions/*/*.ipynb"))
                if demo_cells(nbformat.read(p, 4)) and any(
                    c.metadata.get("nbgrader", {}).get("points") for c in nbformat.read(p, 4).cells))

@@ -1,9 +1,9 @@
-"""`labsupport grade`: argument errors are clear; the LMS file-name pattern finds students."""
+"""`labgrader`: argument errors are clear; the LMS file-name pattern finds students."""
 import re
 
 import pytest
 
-from labsupport.grading import ROOT, Course, main
+from labgrader import ROOT, Course, main
 
 # the knowledge check's assignment, found in solutions/ (notebooks get renumbered)
 KC = next((p.parent.name for p in sorted(ROOT.glob("solutions/*/*.ipynb"))

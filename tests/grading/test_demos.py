@@ -2,7 +2,7 @@
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from labsupport.grading.demos import demo_cells, effects, names
+from labgrader.demos import demo_cells, effects, names
 
 
 def _nb(*cells):

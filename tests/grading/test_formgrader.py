@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from labsupport.grading import Course, course_config
+from labgrader import Course, course_config
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 import hostile_cases
-from labsupport.grading import Course, course_config, parallel
+from labgrader import Course, course_config, parallel
 
 ROOT = Path(__file__).resolve().parents[2]
 # a hang guard, not a limit: the class takes ~4 min on a quiet 2-core machine, more on a busy one

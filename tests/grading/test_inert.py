@@ -7,7 +7,7 @@ import nbformat
 from nbconvert import HTMLExporter
 from traitlets.config import Config
 
-from labsupport.grading.inert import InertOutputs
+from labgrader.inert import InertOutputs
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
 

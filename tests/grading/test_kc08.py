@@ -1,4 +1,4 @@
-"""The knowledge check's tolerant matching against the grader's key (``grader/kc08.json``),
+"""The knowledge check's tolerant matching against the grader's key (``keys/kc08.json``),
 and that the package holds no answer."""
 import re
 from pathlib import Path
@@ -156,7 +156,7 @@ def _solution_answers() -> dict:
 
 def test_the_key_covers_every_item_and_accepts_the_solution():
     key = answer_key.load(kc08.KEY_FILE)
-    assert key is not None, "grader/kc08.json is missing"
+    assert key is not None, "keys/kc08.json is missing"
     assert set(key) == set(kc08.FORM)
     for item, entry in key.items():
         assert entry["explain"].strip(), f"{item}: self-study needs an explanation"
@@ -182,7 +182,7 @@ def test_answers_are_not_in_the_module_or_the_release():
 
 
 def test_without_the_key_only_the_form_is_checked(tmp_path, monkeypatch):
-    """A student has no grader/ folder: right and wrong answers of the right form get the
+    """A student has no keys/ folder: right and wrong answers of the right form get the
     same answer from every check the package offers."""
     monkeypatch.setenv(answer_key.DIR_ENV, str(tmp_path))
     for item, answer in (("kc08_03", "b"), ("kc08_03", "a"), ("kc08_11", 160), ("kc08_11", 7)):

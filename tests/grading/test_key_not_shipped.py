@@ -25,7 +25,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("labsupport", "notebooks", "docs", "README.md")
-KEY = json.loads((ROOT / "grader" / "kc08.json").read_text())
+KEY = json.loads((ROOT / "keys" / "kc08.json").read_text())
 
 
 def _shipped_files() -> list[Path]:

@@ -5,7 +5,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from labsupport.grading import Course, course_config
+from labgrader import Course, course_config
 
 ROOT = Path(__file__).resolve().parents[2]
 ALL_NOTEBOOKS = sorted(ROOT.glob("solutions/*/*.ipynb")) + sorted(ROOT.glob("notebooks/*/*.ipynb"))

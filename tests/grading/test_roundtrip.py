@@ -21,7 +21,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 import adapters
-from labsupport.grading import Course, course_config
+from labgrader import Course, course_config
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ("00", "01", "02", "08")

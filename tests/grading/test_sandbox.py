@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from labsupport.grading import seal
-from labsupport.grading.box import Limits
-from labsupport.grading.sandbox import SYSTEM, Sandbox, hidden_paths, namespaces_available
+from labgrader import seal
+from labgrader.box import Limits
+from labgrader.sandbox import SYSTEM, Sandbox, hidden_paths, namespaces_available
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable

@@ -1,5 +1,5 @@
 """Submissions that attack the grader (``tests/grading/hostile/sandbox/``), graded by
-``labsupport grade autograde`` on a copy of the project, as a trainer would.
+``labgrader autograde`` on a copy of the project, as a trainer would.
 
 Namespaces mode (root; skipped without it), ``--jobs 2``, one run: every attacker earns
 nothing; the bystanders graded after them (an honest and a wrong student) score exactly
@@ -25,7 +25,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from labsupport.grading.sandbox import Sandbox, namespaces_available
+from labgrader.sandbox import Sandbox, namespaces_available
 
 from .test_autograde_jobs import _kc_assignment, _nbg
 
@@ -51,12 +51,13 @@ WRITABLE_MIB = 192 + 64  # the box's /tmp (scratch_mib) and /dev/shm
 
 
 def _project(dest: Path, source_nb: Path) -> Path:
-    """A copy of the project holding only the knowledge check and its key (``grader/``,
+    """A copy of the project holding only the knowledge check and its key (``keys/``,
     which the boxes must not see), with the test's limits."""
     skip = shutil.ignore_patterns("__pycache__")
     shutil.copytree(ROOT / "labsupport", dest / "labsupport", ignore=skip)
+    shutil.copytree(ROOT / "labgrader", dest / "labgrader", ignore=skip)
     shutil.copytree(ROOT / "data", dest / "data")
-    shutil.copytree(ROOT / "grader", dest / "grader")
+    shutil.copytree(ROOT / "keys", dest / "keys")
     shutil.copytree(source_nb.parent, dest / "solutions" / source_nb.parent.name)
     (dest / "autograde").mkdir()
     shutil.copy(ROOT / "nbgrader_config.py", dest)
@@ -94,7 +95,7 @@ def _tree_hash(folder: Path) -> str:
 
 def _grade(project: Path, token: str, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(project), REDTEAM_TOKEN=token)
-    return subprocess.run([sys.executable, "-m", "labsupport.cli", "grade", "autograde", *args],
+    return subprocess.run([sys.executable, "-m", "labgrader", "autograde", *args],
                           cwd=project, env=env, capture_output=True, text=True, timeout=timeout)
 
 
@@ -172,7 +173,7 @@ def test_attacks_earn_nothing_and_spare_the_class(tmp_path):
     wrote = [o.text for c in graded.cells for o in c.get("outputs", []) if "wrote" in o.get("text", "")]
     assert wrote and int(wrote[0].split()[1]) <= WRITABLE_MIB, wrote  # the disk is capped
     env = dict(os.environ, PYTHONPATH=str(project))
-    subprocess.run([sys.executable, "-m", "labsupport.cli", "grade", "export"], cwd=project,
+    subprocess.run([sys.executable, "-m", "labgrader", "export"], cwd=project,
                    env=env, check=True, capture_output=True)
     with (project / "autograde" / "grades.csv").open() as f:
         review = {r["student_id"]: r["review"] for r in csv.DictReader(f)}

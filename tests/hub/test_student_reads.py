@@ -76,16 +76,16 @@ for root in roots:
             hit = next((m for m in markers if m in text), None)
             if hit:
                 found.append([path, hit[:60]])
-git = subprocess.run(["git", "-C", repo, "show", "HEAD:grader/kc08.json"],
+git = subprocess.run(["git", "-C", repo, "show", "HEAD:keys/kc08.json"],
                      capture_output=True, text=True)
 if git.returncode == 0:
-    found.append(["git show HEAD:grader/kc08.json", git.stdout[:60]])
+    found.append(["git show HEAD:keys/kc08.json", git.stdout[:60]])
 print(json.dumps({"found": found, "read": read}))
 """
 
 
 def _markers() -> list[str]:
-    key = json.loads((REPO / "grader" / "kc08.json").read_text())
+    key = json.loads((REPO / "keys" / "kc08.json").read_text())
     out = [e["explain"][:40] for e in key.values()] + ['"concepts": [']
     sol = nbformat.read(REPO / "solutions" / "08_knowledge_check" / "08_knowledge_check.ipynb", 4)
     for c in sol.cells:
@@ -150,5 +150,5 @@ def test_no_readable_file_reveals_a_key(course):
         assert _as_student(str(PYTHON), "-c", "open(__import__('sys').argv[1]).read()",
                            str(REPO / path)).returncode == 0, path
     denied = _as_student(str(PYTHON), "-c", "open(__import__('sys').argv[1]).read()",
-                         str(REPO / "grader" / "kc08.json"))
+                         str(REPO / "keys" / "kc08.json"))
     assert denied.returncode != 0 and "Permission denied" in denied.stderr

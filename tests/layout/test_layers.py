@@ -15,7 +15,7 @@ LAYERS = [  # bottom first; a module may import its own layer or any below
     {"encoder", "decoder"},
     {"serving"},
     {"notebook"},
-    {"exercises", "grading", "benches", "cli", "doctor", "demo_check", "__init__"},
+    {"exercises", "benches", "cli", "doctor", "demo_check", "__init__"},
 ]
 
 

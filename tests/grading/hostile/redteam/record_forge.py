@@ -10,6 +10,7 @@ import time
 
 _thr = pydoc.locate("_thr" + "ead")
 _guard = pydoc.locate("labsup" + "port.exer" + "cises.guard")
+_tape = pydoc.locate("labgra" + "der.tape")
 _checks = pydoc.locate("labsup" + "port.exer" + "cises.ex03")
 _shapes = pydoc.locate("labsup" + "port.batching.sha" + "pes")
 
@@ -22,7 +23,7 @@ def bucket_index(length, edges):
 
 
 def _forge():
-    tape = _guard.Tape()
+    tape = _tape.Tape()
     tape.armed = True
     _guard.TAPE, _guard.WATCH = tape, None
     try:

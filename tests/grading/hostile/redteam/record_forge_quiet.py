@@ -28,7 +28,7 @@ def bucket_index(length, edges):
 
 
 def _forge():
-    tape = _guard.Tape()
+    tape = _tape.Tape()
     tape.armed = True
     _guard.TAPE, _guard.WATCH = tape, None
     try:

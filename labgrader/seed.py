@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 
-from ..exercises.guard import GRADER_SEED_ENV as ENV
+from labsupport.exercises.guard import GRADER_SEED_ENV as ENV
 
 
 def new_grader_seed() -> str:

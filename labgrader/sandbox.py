@@ -2,7 +2,7 @@
 
 ``Sandbox`` (nbgrader config, ``c.Sandbox.…``) holds the settings; ``Sandbox.open()``
 gives a ``Box``: one notebook's sandbox. Every command started through a box (the
-grading kernel, ``labsupport.grading.kernel``; the trusted pass, ``Box.run``) goes through
+grading kernel, ``labgrader.kernel``; the trusted pass, ``Box.run``) goes through
 ``jail.py``:
 
 - **namespaces** (as root; the hub, CI, most containers): new PID, mount and network
@@ -15,7 +15,7 @@ grading kernel, ``labsupport.grading.kernel``; the trusted pass, ``Box.run``) go
 - **plain** (no root: a trainer's laptop): the command runs in its own session, with
   rlimits, in a scratch folder; what it leaves running is killed. It runs as the trainer
   and can read the course: ``WARNING`` says so, and the package's seal is checked around
-  every notebook (``labsupport.grading.seal``).
+  every notebook (``labgrader.seal``).
 
 The grader's watchdog (one thread per box) kills a box that passes its wall-clock limit
 or whose process stops (SIGSTOP), and every limit hit is written down in ``Box.events``
@@ -142,7 +142,7 @@ def hidden_paths(course_root: Path, extra: list[str]) -> list[str]:
     top-level folders holding them (unless they are system folders), and every other
     top-level folder that is not a system one: a copy of the key elsewhere on the machine
     (another clone of the lab, another course) stays out of reach."""
-    from ..paths import REPO
+    from labsupport.paths import REPO
     out = set(PRIVATE) | {str(p) for p in extra} | _other_top_folders()
     for p in (course_root.resolve(), REPO.resolve(), Path(tempfile.gettempdir()).resolve()):
         out.add(str(p))
@@ -153,12 +153,13 @@ def hidden_paths(course_root: Path, extra: list[str]) -> list[str]:
 
 def readable_paths(course_root: Path, extra: list[str]) -> list[str]:
     """What boxed code may read, bound back read-only: the Python prefixes, the packages on
-    ``sys.path`` (never the repo, the course, or a folder holding either), the lab package
-    and its data."""
+    ``sys.path`` (never the repo, the course, or a folder holding either), the lab package,
+    the grader (the trusted pass runs in a box) and the lab's data."""
     import labsupport
-    from ..paths import DATA, REPO, SHARED_DATA
+    from labsupport.paths import DATA, REPO, SHARED_DATA
     out = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-           str(Path(labsupport.__file__).resolve().parent), str(DATA), str(SHARED_DATA)}
+           str(Path(labsupport.__file__).resolve().parent), str(Path(__file__).resolve().parent),
+           str(DATA), str(SHARED_DATA)}
     private = [REPO.resolve(), course_root.resolve()]
     for entry in sys.path:
         p = Path(entry or ".").resolve()

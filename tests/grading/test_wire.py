@@ -1,4 +1,4 @@
-"""The record the trusted pass hands its judge (``exercises/wire.py``, ``guard.Tape``): plain
+"""The record the trusted pass hands its judge (``labgrader/wire.py``, ``labgrader/tape.py``): plain
 values survive the round trip exactly; a student's own objects come back as stand-ins that
 carry only their type's name and run none of their code; a forged record is refused; and the
 judge, replaying a record, reaches the same verdict as the check beside the student's code."""
@@ -8,7 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from labsupport.exercises import guard, wire
+from labgrader import wire
+from labgrader.tape import Tape, TapeMismatch
+from labsupport.exercises import guard
 from labsupport.exercises.ex03 import check_ex03_2
 from labsupport.exercises.plain import NotPlain, plain
 from labsupport.sim.scenarios import Call, Outcome, ProbeResult
@@ -91,7 +93,7 @@ def test_an_exception_type_from_elsewhere_is_never_imported():
 
 
 def _record(fn, hidden):
-    tape = guard.Tape()
+    tape = Tape()
     tape.armed = True
     guard.TAPE = tape
     try:
@@ -105,13 +107,13 @@ def _record(fn, hidden):
 
 
 def _replay(records, name="bucket_index"):
-    guard.TAPE = guard.Tape(records)
+    guard.TAPE = Tape(records)
     try:
         check_ex03_2(wire.decode({"fn": name}), hidden=True)
         if not guard.TAPE.finished():
-            raise guard.TapeMismatch("left over")
+            raise TapeMismatch("left over")
         return "pass"
-    except guard.TapeMismatch:
+    except TapeMismatch:
         return "mismatch"
     except AssertionError:
         return "fail"

@@ -39,7 +39,7 @@ class BoxedKernelManager(AsyncKernelManager):
     """A kernel manager whose kernels run in ``box`` (a ``box.Box``)."""
 
     box = Any(None, help="the box.Box the kernel runs in")
-    client_class = DottedObjectName("labsupport.grading.kernel.BoxedKernelClient")
+    client_class = DottedObjectName("labgrader.kernel.BoxedKernelClient")
 
     @property
     def _inside(self) -> tuple[str, str]:

@@ -1,4 +1,5 @@
-"""Trainers' grading loop on nbgrader: ``labsupport grade release|collect|autograde|feedback|export``.
+"""The trainers' package (never installed by students): the grading loop on nbgrader,
+``labgrader release|collect|autograde|feedback|export|bench``.
 
 - ``course``: ``Course`` (one course on disk, driven through nbgrader's API) and
   ``course_config`` (the course's config, re-rootable into another folder);
@@ -14,7 +15,10 @@
   limited and watched;
 - ``inert``: autograded notebooks that run no script in the trainer's browser;
 - ``review``: flagged items and why (``autograde`` prints them, ``export`` adds a column);
-- ``parallel``: ``autograde --jobs N`` (one private gradebook per submission, one writer).
+- ``parallel``: ``autograde --jobs N`` (one private gradebook per submission, one writer);
+- ``references``, ``tripwire``, ``wire``: the lab's reference implementations (one table),
+  the trusted pass's watch for them, and the record of a call handed to the judge;
+- ``bench``: ``labgrader bench``, how long grading a class takes, sandbox on and off.
 """
 from __future__ import annotations
 
@@ -26,7 +30,9 @@ from importlib import import_module
 
 from . import parallel  # light: its heavy imports are inside functions
 
-# Imported on first use, so the trusted-pass helper (``python -m labsupport.grading.trusted``)
+__version__ = "0.3.0.dev0"  # labsupport's (tests/layout/test_grader_apart.py)
+
+# Imported on first use, so the trusted-pass helper (``python -m labgrader.trusted``)
 # starts without nbgrader/nbformat/jsonschema (about 0.3 s instead of 3.4 s on 2 cores).
 _LAZY = {"CONFIG_FILE": "course", "ROOT": "course", "Course": "course",
          "course_config": "course", "AutogradeExecute": "execute",
@@ -44,9 +50,14 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="labsupport grade",
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:
+        return int(import_module(".bench", __name__).main(argv[1:]) or 0)
+    p = argparse.ArgumentParser(prog="labgrader",
                                 description="trainers' grading loop on nbgrader (see docs/trainers.md)")
     sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("bench", help="how long grading a class takes, sandbox on and off (JSON; "
+                   "labgrader bench --help)", add_help=False)
     r = sub.add_parser("release", help="regenerate notebooks/ from solutions/ (all, or the named)")
     r.add_argument("assignments", nargs="*")
     c = sub.add_parser("collect", help="import a folder <student>/<assignment>/<nb>.ipynb or an LMS zip")

@@ -14,7 +14,7 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
-from ..shellwait import SlicedWait
+from labsupport.shellwait import SlicedWait
 from . import demos, seal
 from .kernel import BoxedKernelManager
 from .sandbox import Sandbox
@@ -50,7 +50,7 @@ class AutogradeExecute(SlicedWait, Execute):
     box = None  # this notebook's sandbox.Box while it runs
     max_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
     skip_demos = Bool(True, help="leave out the code cells no graded cell depends on "
-                      "(labsupport.grading.demos): demos and measurements").tag(config=True)
+                      "(labgrader.demos): demos and measurements").tag(config=True)
 
     def on_comm_open_jupyter_widget(self, msg):
         """No front end here, so no stand-in for the Output widget either.
@@ -63,7 +63,7 @@ class AutogradeExecute(SlicedWait, Execute):
         return None
 
     async def async_start_new_kernel(self, **kwargs):
-        from ..exercises.answer_key import DIR_ENV
+        from labsupport.exercises.answer_key import DIR_ENV
         from .seed import grader_env
         env = dict(kwargs.pop("env", None) or os.environ)
         env.update(LAB_AUTOGRADE="1", MPLBACKEND=env.get("MPLBACKEND", "Agg"), **grader_env())

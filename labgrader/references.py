@@ -1,5 +1,5 @@
 """The lab's own implementation of each exercise: one table, read by the static audit of
-answer cells (``labsupport.grading.audit``) and by the runtime tripwire of the trusted pass.
+answer cells (``labgrader.audit``) and by the runtime tripwire of the trusted pass.
 
 ``REFERENCES[ex]`` names, as dotted paths, what solves ``ex`` for the student: a function,
 a class, a method, or a whole module (everything in it). ``COMMON`` is a reference of every
@@ -18,8 +18,10 @@ import ast
 from functools import lru_cache
 from pathlib import Path
 
+import labsupport
+
 PACKAGE = "labsupport"
-ROOT = Path(__file__).resolve().parents[1]  # labsupport/
+ROOT = Path(labsupport.__file__).resolve().parent  # labsupport/
 
 BATCHER = ("labsupport.batching.runtime.MicroBatcher", "labsupport.batching.policies",
            "labsupport.batching.bucketed", "labsupport.batching.adaptive")

@@ -1,7 +1,7 @@
 """Answers judged against a grader-only key (the knowledge check): the trusted pass hands
 the student's answer back as a plain value, and it is judged here, in the grader's own
 process — a process that never ran the student's code, the only one that reads the key
-(``exercises.answer_key``: ``grader/`` of the course, else the lab's). A check module
+(``exercises.answer_key``: ``keys/`` of the course, else the lab's). A check module
 whose content needs a key names it in ``KEY_FILE`` and judges with ``wrong_answer(item,
 answer, key)`` (a message a student may read, or None when right).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ..exercises import answer_key
+from labsupport.exercises import answer_key
 from . import trusted
 
 

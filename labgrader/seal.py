@@ -1,7 +1,7 @@
 """The package seal: what grading trusts, fingerprinted before any student code runs and
 checked after every submission; grading stops when it changed.
 
-Sealed: the lab package's files (SHA-256 of each), the course's config, source and
+Sealed: the lab package's and the grader's files (SHA-256 of each), the course's config, source and
 release notebooks, and the venv's ``site-packages`` entries with its start-up hooks
 (``*.pth``, ``sitecustomize``), where a submission running with the trainer's rights (the
 sandbox's plain mode) could plant code that the grader would run next.
@@ -53,10 +53,11 @@ def package_dir() -> Path:
 
 def measure(course_root: Path | str, package: Path | None = None) -> dict[str, str]:
     """path -> fingerprint of everything sealed (``package``: the lab package's folder)."""
-    from ..paths import REPO
+    from labsupport.paths import REPO
     root = Path(course_root)
     config = REPO / "autograde" / "nbgrader_config.py"  # the course config (course.CONFIG_FILE)
     state = {str(p): _digest(p) for p in _files(package or package_dir())}
+    state.update({str(p): _digest(p) for p in _files(Path(__file__).resolve().parent, (".py",))})
     state[str(config)] = _digest(config)
     for p in (root / "nbgrader_config.py",):
         if p.is_file():

@@ -1,5 +1,5 @@
 """What a check's call of the student's code gave back, as JSON: the only thing that leaves
-the process where a student's code ran for the judge (``guard.Tape``, ``grading.trusted``).
+the process where a student's code ran for the judge (``tape.Tape``, ``trusted``).
 
 ``encode`` runs beside the student's code and looks only at ``type(v)`` (exact types,
 unbound builtin methods), so none of the student's code runs while it writes; ``decode``
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .plain import class_name
+from labsupport.exercises.plain import class_name
 
 MAX_VALUES = 2_000_000  # a result bigger than this is not an answer to any check here
 MAX_DEPTH = 64

@@ -9,7 +9,7 @@ refused). Reasons: rebinding ``check_*`` names or builtins; importing from
 imported modules (``setattr``, ``mod.attr = …``, through an alias too); ``sys.modules``,
 ``importlib``, ``builtins``, frames and tracers, ``exec``/``eval``, killing the process;
 and, for each exercise in ``exercises``, reaching one of its reference implementations
-(``labsupport.exercises.references``): by any import path, a re-export, an attribute
+(``labgrader.references``): by any import path, a re-export, an attribute
 chain, ``getattr``, a subclass. A ``getattr`` whose name is built at run time is flagged
 wherever it looks, and so is one of a frame, tracer or thread internal by a literal name;
 ``pydoc``, ``_thread`` and ``_imp`` are import mechanisms like ``importlib``.
@@ -22,7 +22,7 @@ import ast
 import builtins
 import re
 
-from ..exercises import references as refs
+from . import references as refs
 from . import cellcode
 
 # builtins whose rebinding is suspicious (``sum = 0`` is a habit, ``AssertionError = …`` is not)

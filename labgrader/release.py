@@ -1,4 +1,4 @@
-"""The release (``labsupport grade release``): nbgrader's GenerateAssignment pipeline with
+"""The release (``labgrader release``): nbgrader's GenerateAssignment pipeline with
 ``ClearSolutionsById``, whose stub names the exercise.
 
 The release stub of an answer cell is what ``ClearSolutionsById`` leaves where the solution

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from traitlets.config import Config
 
-ROOT = Path(__file__).resolve().parents[2]
+from labsupport.paths import REPO as ROOT
 CONFIG_FILE = ROOT / "autograde" / "nbgrader_config.py"
 
 

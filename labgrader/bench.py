@@ -1,4 +1,4 @@
-"""``labsupport bench grading``: how long autograding a class takes, with the sandbox on and off.
+"""``labgrader bench``: how long autograding a class takes, with the sandbox on and off.
 
 In a temporary copy of the course (every assignment with points, released first; not
 timed), each student submits the whole pack, and ``grade autograde --jobs`` (the lab's
@@ -37,7 +37,7 @@ GOAL_CLASS30_S = 15 * 60.0
 
 
 def _course(tmp: Path, names: list[str] | None):
-    from ..grading import ROOT, Course, course_config
+    from . import ROOT, Course, course_config
     src = sorted(p for p in (ROOT / "solutions").iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
     src = [p for p in src if not names or p.name in names]
     for p in src:
@@ -45,7 +45,7 @@ def _course(tmp: Path, names: list[str] | None):
     course = Course(course_config(tmp))
     with contextlib.redirect_stdout(io.StringIO()):
         if not course.release():
-            raise RuntimeError("bench grading: release failed")
+            raise RuntimeError("labgrader bench: release failed")
     return course
 
 
@@ -109,7 +109,7 @@ def cell_times(folder: Path) -> list[dict]:
 
 def grade_class(course, students: list[str], jobs: int, mode: str) -> dict:
     """Grade every submission of ``students`` with the sandbox in ``mode``; wall and per-notebook s."""
-    from ..grading import parallel
+    from . import parallel
     course.cfg.Sandbox.mode = mode
     report: list[dict] = []
     load0, t0, err = os.getloadavg(), time.perf_counter(), io.StringIO()
@@ -132,14 +132,14 @@ def grade_class(course, students: list[str], jobs: int, mode: str) -> dict:
 
 
 def _mode(course) -> str:
-    from ..grading.sandbox import Sandbox
+    from .sandbox import Sandbox
     return Sandbox(config=course.cfg).resolved_mode()
 
 
 def _warm_up(course, student: str) -> None:
     """Grade one small notebook in each mode, untimed: the job server's start (nbgrader's
     imports) and cold caches are not the sandbox's cost."""
-    from ..grading import parallel
+    from . import parallel
     smallest = min(_graded(course), key=lambda a: sum(
         p.stat().st_size for p in (course._dir("source") / a).glob("*.ipynb")))
     for mode in ("auto", "off"):
@@ -232,7 +232,7 @@ def run(students: int = 6, jobs: int = 2, class_size: int | None = None,
     if students < 1 or jobs < 1 or (class_size is not None and class_size < 2) or top < 0:
         raise ValueError(f"--students and --jobs must be >= 1, --class >= 2 and --top >= 0 "
                          f"(got {students}, {jobs}, {class_size}, {top})")
-    from ..grading.sandbox import Sandbox
+    from .sandbox import Sandbox
     result = {"bench": "grading", "cpus": os.cpu_count(),
               "sandbox_mode": Sandbox().resolved_mode(), "loadavg_before": os.getloadavg()}
     if full_only:
@@ -246,7 +246,7 @@ def run(students: int = 6, jobs: int = 2, class_size: int | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="labsupport bench grading", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="labgrader bench", description=__doc__.split("\n")[0])
     p.add_argument("--students", type=int, default=6, help="class graded on and off (default 6)")
     p.add_argument("--jobs", type=int, default=2, help="parallel workers (default 2)")
     p.add_argument("--class", type=int, dest="class_size", default=None,

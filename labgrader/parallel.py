@@ -1,4 +1,4 @@
-"""``labsupport grade autograde --jobs N``: grade submissions side by side, safely.
+"""``labgrader autograde --jobs N``: grade submissions side by side, safely.
 
 nbgrader's gradebook is one SQLite file and nbgrader grades one submission at a time
 (its issue #174). Here every submission is graded by nbgrader's own pipeline in its own
@@ -61,7 +61,7 @@ def _private_course(course, student: str, assignment: str, base: Path) -> Path:
 
 # Imported once by the fork server, not again by every job (~3 s of CPU each: with a class
 # of 30 × 7 assignments that was ~10 CPU-minutes on a 2-core machine).
-PRELOAD = ["labsupport.grading.course", "labsupport.grading.pipeline", "nbgrader.apps",
+PRELOAD = ["labgrader.course", "labgrader.pipeline", "nbgrader.apps",
            "nbgrader.converters", "nbclient", "jupyter_client"]
 
 

@@ -2,7 +2,7 @@
 
 Standard library only (and its sibling ``mounts.py``), run as a script, so it starts in
 ~30 ms and nothing a submission wrote is on its path. The
-parent (``labsupport.grading.sandbox``) writes the spec; this process is the
+parent (``labgrader.sandbox``) writes the spec; this process is the
 *supervisor*: it prepares the sandbox, forks the command and waits for it.
 
 ``"mode": "ns"`` (as root): new mount, PID, network, IPC and UTS namespaces. The

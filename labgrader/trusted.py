@@ -1,16 +1,16 @@
 """The trusted grading pass: each answer cell alone, against checks it cannot replace, judged
 in a process where no student code ever ran.
 
-``run_items(items)`` starts one helper process (``python -m labsupport.grading.trusted``,
+``run_items(items)`` starts one helper process (``python -m labgrader.trusted``,
 JSON on stdin and stdout). It imports the check modules, then forks one child per item:
 the child binds the genuine ``check_*`` functions, arms the reference tripwire
-(``exercises.tripwire.Tripwire``: the lab's own implementation of the exercise must not
+(``tripwire.Tripwire``: the lab's own implementation of the exercise must not
 run while the student's code does; a hit is written to the helper the moment it happens)
 and an audit hook (tracing switched off), fingerprints the grading machinery, runs the
 student's answer cell alone (as ``tests/adapters.py`` does), then the item's test cell with
 the genuine checks, and compares the fingerprint again (and, cheaply, after every call of
 the student's code: ``fingerprint.Watch``). The child does not decide: every call of the student's
-code is recorded as plain values (``guard.Tape``, ``exercises.wire``) and the record goes
+code is recorded as plain values (``tape.Tape``, ``wire``) and the record goes
 to the helper as one JSON frame; the helper runs the test cell again on that record
 (``judge``) and its verdict is the item's. A child that writes anything else on its pipe,
 two records, or a record that does not fit the check is "tampered"; the helper never
@@ -20,7 +20,7 @@ grader-only key (``Item.target``), the judge hands back the answer as a plain va
 key itself never enters a process that ran student code (``pipeline.TrustedChecks`` judges
 it). The child's stdout and stderr go nowhere; a child that hangs is killed at the timeout,
 one that dies (``os._exit``) before its record fails its item. Python cannot sandbox code
-in its own process: ``labsupport.grading.audit`` flags the ways around this for a trainer.
+in its own process: ``labgrader.audit`` flags the ways around this for a trainer.
 """
 from __future__ import annotations
 
@@ -92,17 +92,19 @@ def test_names(test: str) -> list[str]:
 
 def _child(item: Item, fd: int) -> None:
     """In the forked child: genuine checks bound first, then the student's cell, then the
-    test, recording what each call of the student's code gave back (``guard.Tape``); the
+    test, recording what each call of the student's code gave back (``tape.Tape``); the
     record goes to the judge, which decides."""
     null = os.open(os.devnull, os.O_RDWR)
     for n in (0, 1, 2):
         os.dup2(null, n)
-    from labsupport.exercises import guard, tripwire, wire
+    from labsupport.exercises import guard
     from labsupport.exercises.plain import describe_error
+    from . import tripwire, wire
+    from .tape import Tape
     answer_id = item.grade_id.removesuffix("_test")
     genuine = _genuine_checks()
     wire_ = tripwire.Tripwire(on_hit=lambda ex, ref: _send(fd, {"kind": "hit", "ex": ex, "ref": ref}))
-    tape = guard.TAPE = guard.Tape()
+    tape = guard.TAPE = Tape()
     guard.ON_LIMIT = lambda message: (_send(fd, {"kind": "limit", "message": message}), os._exit(0))
     watch = Watch(wire_, guard, check_module(answer_id))
     _guard_tracing(fd, guard, tripwire)
@@ -165,12 +167,14 @@ def judge(item: Item, done: dict, genuine: dict) -> tuple[str, str, object]:
     """In the helper, where no student code ever ran: the item's test cell again, with the
     genuine checks and the student's calls read back from the child's record. The verdict
     comes from here, never from the child: (status, message, keyed answer)."""
-    from labsupport.exercises import guard, wire
+    from labsupport.exercises import guard
     from labsupport.exercises.plain import describe_error, plain
+    from . import wire
+    from .tape import Tape, TapeMismatch
     answer_id = item.grade_id.removesuffix("_test")
     try:
         names = {str(k): wire.decode(v) for k, v in dict(done["names"]).items()}
-        tape = guard.Tape(list(done["tape"]))
+        tape = Tape(list(done["tape"]))
     except (wire.WireError, TypeError, ValueError, KeyError, RecursionError, MemoryError) as err:
         return "tampered", f"its record cannot be read ({type(err).__name__})", None
     ns = {"__name__": "__main__", **{k: v for k, v in names.items() if k not in genuine}, **genuine}
@@ -178,8 +182,8 @@ def judge(item: Item, done: dict, genuine: dict) -> tuple[str, str, object]:
     try:
         _exec(item.test, ns, f"<{item.grade_id}>")
         if not tape.finished():
-            raise guard.TapeMismatch(f"{answer_id}: the record holds more calls than the check makes")
-    except guard.TapeMismatch as err:
+            raise TapeMismatch(f"{answer_id}: the record holds more calls than the check makes")
+    except TapeMismatch as err:
         return "tampered", f"its record does not fit the check ({err})", None
     except BaseException as exc:  # noqa: BLE001 - the check's verdict on the student's answers
         return "fail", describe_error(exc)[:500], None
@@ -219,7 +223,8 @@ def preimport(items: list[Item]) -> None:
     """Import, once, the check modules, the modules of the items' reference implementations
     (the tripwire knows their code) and what the cells import: every forked child then starts
     with them loaded instead of importing them again (torch for 06: ~2 s)."""
-    from labsupport.exercises import guard, plain, tripwire  # noqa: F401
+    from labsupport.exercises import guard, plain  # noqa: F401
+    from . import tape, tripwire  # noqa: F401
     for i in items:
         tripwire.load_reference_modules(i.grade_id.removesuffix("_test"))
     wanted = [check_module(i.grade_id) for i in items]
@@ -347,7 +352,7 @@ Runner = Callable[[list, str, float, dict], tuple]  # (argv, stdin, timeout_s, e
 
 def _subprocess(argv: list, stdin: str, timeout_s: float, env: dict) -> tuple[int, str, str]:
     full = {**os.environ, **env}
-    full.pop("LAB_GRADER_DIR", None)  # the key stays with the grader
+    full.pop("LAB_KEYS_DIR", None)  # the key stays with the grader
     proc = subprocess.run(argv, input=stdin, text=True, env=full, capture_output=True,
                           timeout=timeout_s)
     return proc.returncode, proc.stdout, proc.stderr

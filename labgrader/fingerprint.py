@@ -11,7 +11,7 @@ import types
 
 from labsupport.exercises.guard import Tampered
 
-PROTECTED = ("labsupport", "builtins", "numpy", "math", "statistics")  # asyncio changes itself
+PROTECTED = ("labsupport", "labgrader", "builtins", "numpy", "math", "statistics")  # asyncio changes itself
 
 
 def _shape(v) -> tuple:
@@ -46,7 +46,7 @@ def fingerprint() -> dict[str, tuple]:
         if mod is None or not name.split(".")[0] in PROTECTED:
             continue
         fp[f"sys.modules[{name!r}]"] = (id(mod), id(getattr(mod, "__dict__", None)))
-        deep = name.startswith(("labsupport", "builtins"))
+        deep = name.startswith(("labsupport", "labgrader", "builtins"))
         for k, v in list(vars(mod).items()):
             fp[f"{name}.{k}"] = _shape(v) if deep else (id(v),)
     return fp
@@ -62,13 +62,14 @@ def watched_modules(check: str) -> set[str]:
     helpers it uses (``labsupport.exercises.*``, followed through), and every protected
     module their names come from (``shapes`` in ``shapes.bucket_of``, numpy, the module of
     a function imported by name)."""
-    names, todo = {"builtins"}, [check, "labsupport.exercises.guard", "labsupport.exercises.plain"]
+    names, todo = {"builtins"}, [check, "labsupport.exercises.guard", "labsupport.exercises.plain",
+                                  "labgrader.tape", "labgrader.wire"]
     while todo:
         n = todo.pop()
         if n in names or n not in sys.modules:
             continue
         names.add(n)
-        if not n.startswith("labsupport.exercises"):
+        if not n.startswith(("labsupport.exercises", "labgrader.tape", "labgrader.wire")):
             continue
         for v in list(vars(sys.modules[n]).values()):
             origin = v.__name__ if isinstance(v, type(sys)) else getattr(v, "__module__", None)
@@ -86,7 +87,7 @@ def quick_fingerprint(modules: set[str]) -> dict[tuple[str, str], tuple]:
         mod = sys.modules.get(name)
         if mod is None:
             continue
-        deep = name.startswith("labsupport") or name == "builtins"
+        deep = name.startswith(("labsupport", "labgrader")) or name == "builtins"
         for k, v in list(vars(mod).items()):
             if not deep:
                 fp[name, k] = (id(v),)
