@@ -24,7 +24,7 @@ _API = {
     "Request": "traffic", "poisson": "traffic", "bursty": "traffic", "ClosedLoop": "traffic",
     "load_trace": "traffic", "replay": "traffic", "Trace": "traffic",
     "BatchConfig": "batching.config",
-    "make_policy": "batching.policies", "POLICIES": "batching.policies",
+    "make_policy": "batching.registry", "POLICIES": "batching.registry",
     "Dispatch": "batching.policies", "Wait": "batching.policies",
     "Policy": "batching.policies", "Bucketed": "batching.bucketed",
     "Adaptive": "batching.adaptive",

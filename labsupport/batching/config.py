@@ -50,7 +50,7 @@ class BatchConfig:
     max_tokens: int | None = None  # padded-token budget per batch (None: no budget)
     edges: tuple[int, ...] | None = None  # bucket edges (tokens) for "bucketed"; None: default
     slo_p99_ms: float = 100.0  # latency target for "adaptive": a typical interactive embedding SLO
-    policy: str = DEFAULT_POLICY  # which policy decides (``batching.policies.POLICIES``)
+    policy: str = DEFAULT_POLICY  # which policy decides (``batching.registry.POLICIES``)
 
     def __post_init__(self):
         self.max_batch = check_int("max_batch", self.max_batch, 1, 4096)

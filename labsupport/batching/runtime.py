@@ -20,7 +20,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Awaitable, Callable, Sequence
 
 from .config import BatchConfig
-from .policies import WAIT, Dispatch, Policy, ask, make_policy, take
+from .policies import WAIT, Dispatch, Policy, ask, take
+from .registry import make_policy
 from .records import BatcherStats, BatchRecord  # noqa: F401  (public here too)
 
 

@@ -10,7 +10,7 @@ import statistics
 import time
 
 from ..batching.config import BatchConfig
-from ..batching.policies import POLICIES
+from ..batching.registry import POLICIES
 from ..batching.runtime import MicroBatcher
 from ..costs import ServiceModel, fake_model
 from ..sim.simulator import simulate

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from ..batching.config import DELAY_HELP, DELAY_MEANING
-from ..batching.policies import POLICIES
+from ..batching.registry import POLICIES
 from ..costs import ServiceModel
 from ..metrics import summarize
 from ..projector import drawing

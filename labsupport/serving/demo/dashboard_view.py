@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from ...batching.policies import POLICIES
+from ...batching.registry import POLICIES
 from ...projector import drawing, style, tiles_html
 from ...projector import title as set_title
 
