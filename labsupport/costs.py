@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -76,6 +76,31 @@ def linear_fit(columns: Sequence[Sequence[float]], y, *, robust: bool = True,
         if keep.sum() < min_rows:
             break
     return tuple(float(c) for c in coef)
+
+
+_COST_HELP = {"fixed_ms": "ms per batch", "per_item_ms": "ms per item",
+              "per_token_ms": "ms per padded token"}
+
+
+def add_cost_arguments(parser, defaults: ServiceModel | None = None, prefix: str = "") -> None:
+    """One flag per ``ServiceModel`` field (``--<prefix>fixed-ms`` …), defaults from
+    ``defaults``; read back with ``cost_from_arguments``."""
+    d = defaults or ServiceModel()
+    for f in fields(ServiceModel):
+        parser.add_argument(f"--{prefix}{f.name}".replace("_", "-"), type=float,
+                            default=getattr(d, f.name), help=_COST_HELP[f.name])
+
+
+def cost_from_arguments(args, prefix: str = "") -> ServiceModel:
+    """The ``ServiceModel`` of parsed ``add_cost_arguments`` flags."""
+    return ServiceModel(**{f.name: getattr(args, (prefix + f.name).replace("-", "_"))
+                           for f in fields(ServiceModel)})
+
+
+def cost_argv(model: ServiceModel, prefix: str = "") -> list[str]:
+    """``model`` as the flags of ``add_cost_arguments`` (for a child's command line)."""
+    return [x for f in fields(ServiceModel)
+            for x in (f"--{prefix}{f.name}".replace("_", "-"), str(getattr(model, f.name)))]
 
 
 def fake_model(cost: ServiceModel | None = None, outputs: Callable[[list], Any] | None = None,

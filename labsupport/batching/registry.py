@@ -9,7 +9,7 @@ from dataclasses import asdict, replace
 from ..validate import check_choice
 from .adaptive import Adaptive
 from .bucketed import Bucketed
-from .config import DELAY_MEANING, KNOBS, BatchConfig
+from .config import DELAY_MEANING, BatchConfig, knob_names
 from .policies import Early, Naive, Policy, Window, WorkConserving
 
 POLICIES: dict[str, type[Policy]] = {
@@ -50,7 +50,8 @@ def make_policy(policy: str | Policy | None = None, cfg: BatchConfig | None = No
                 f"({policy!r} has {name}={have[name]!r}); set the knobs in one place: "
                 f"pass them to the policy, or pass the policy by name")
         return policy
-    given = {k: knobs.pop(k) for k in list(knobs) if k in KNOBS}  # the rest: the policy's own
+    names = knob_names(None if cfg is None else type(cfg))
+    given = {k: knobs.pop(k) for k in list(knobs) if k in names}  # the rest: the policy's own
     if policy is not None:
         given["policy"] = policy
     if cfg is None:

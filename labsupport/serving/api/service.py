@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...batching.config import KNOBS, BatchConfig
+from ...batching.config import BatchConfig, knob_names
 from ...batching.runtime import MicroBatcher
 from .embed_core import BadInput
 from .stats import ServiceMetrics
@@ -32,11 +32,12 @@ def parse_config(body: bytes) -> dict[str, Any]:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadInput(f"body must be JSON like {{\"max_batch\": 16}}: {exc}", 400) from None
+    names = list(knob_names())
     if not isinstance(data, dict) or not data:
-        raise BadInput(f"body must be a JSON object with one or more of {list(KNOBS)}")
-    extra = set(data) - set(KNOBS)
+        raise BadInput(f"body must be a JSON object with one or more of {names}")
+    extra = set(data) - set(names)
     if extra:
-        raise BadInput(f"unknown knob(s) {sorted(extra)}; allowed: {list(KNOBS)}")
+        raise BadInput(f"unknown knob(s) {sorted(extra)}; allowed: {names}")
     return data
 
 
