@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     from pytriton.model_config import DynamicBatcher, ModelConfig, Tensor
     from pytriton.triton import Triton, TritonConfig
 
-    model = fake_model(cost_from_arguments(a), spin_ms=0.2)
+    model = fake_model(cost_from_arguments(a))
     preferred = [int(x) for x in a.preferred.split(",")] if a.preferred else None
 
     @batch

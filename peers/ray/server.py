@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     import ray
     from ray import serve
 
-    model = fake_model(cost_from_arguments(a), spin_ms=0.2)
+    model = fake_model(cost_from_arguments(a))
 
     @serve.deployment(max_ongoing_requests=a.max_ongoing or ray_max_ongoing(cfg.max_batch),
                       num_replicas=1,

@@ -130,7 +130,7 @@ def figures(res: LoadResult, cpu: dict, cfg: PeersConfig) -> dict:
 def start(name: str, cfg: PeersConfig) -> Target:
     """Start ``name`` (wait until it serves) and return its ``Target``."""
     if name == "lab_inprocess":
-        mb = MicroBatcher(fake_model(cfg.model, spin_ms=0.2), cfg.batch)
+        mb = MicroBatcher(fake_model(cfg.model), cfg.batch)
         return Target(name, f"MicroBatcher(policy={cfg.batch.policy!r}) in this process",
                       {"max_batch": cfg.batch.max_batch, "policy": cfg.batch.policy}, batcher=mb)
     t0 = time.monotonic()
