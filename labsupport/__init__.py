@@ -1,15 +1,6 @@
-"""labsupport: the Dynamic Batching Lab's engine. Layers, bottom up (each imports only below):
-
-- leaves: ``validate``, ``paths``, ``device``
-- the world: ``traffic``, ``costs``, ``metrics``, ``queueing``
-- ``batching/``: ``config``, ``policies``, ``bucketed``, ``adaptive``, ``routing``, ``shapes``,
-  ``plans``, ``runtime``, ``lesson``
-- ``sim/``: ``simulator`` (the one event loop), ``records``, ``sources``, ``vclock``,
-  ``scenarios``, ``capacity``
-- models: ``encoder/`` (MiniLM, corpus), ``decoder/`` (continuous decoding)
-- ``serving/``: ``api/`` (one HTTP service), ``ops/`` (serve, launcher, child processes,
-  replicas and router, load generator, exporter), ``demo/`` (dashboard, replicas lesson, RAG)
-- ``notebook/``: plots and widgets; course: ``exercises/``, ``grading``, ``benches/``, ``cli``
+"""labsupport: the Dynamic Batching Lab's engine, in layers that import only downwards
+(the one list of layers is the picture in docs/architecture.md, enforced by
+tests/layout/test_layers.py).
 
 Public API, imported lazily (``import labsupport`` stays fast and torch-free): the names in
 ``_API`` below.

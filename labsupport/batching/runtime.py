@@ -22,7 +22,7 @@ from typing import Any, Awaitable, Callable, Sequence
 from .config import BatchConfig, knob_names
 from .policies import WAIT, Dispatch, Policy, ask, take
 from .registry import make_policy
-from .records import BatcherStats, BatchRecord  # noqa: F401  (public here too)
+from .records import BatcherStats, BatchRecord
 
 
 class QueueFull(RuntimeError):
