@@ -33,7 +33,8 @@ class Wider(BatchConfig):
 
 def _peer_server(name: str):
     """``peers/<name>/server.py`` as a module (its flags need no Ray or Triton)."""
-    spec = importlib.util.spec_from_file_location(f"peer_{name}", REPO / "peers" / name / "server.py")
+    path = REPO / "peers" / name / "server.py"
+    spec = importlib.util.spec_from_file_location(f"peer_{name}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

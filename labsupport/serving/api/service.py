@@ -19,7 +19,7 @@ from .stats import ServiceMetrics
 
 
 @dataclass
-class Limits:
+class RequestLimits:
     """Per-request input limits (checked before anything is queued)."""
     max_items: int = 64            # texts per request; bigger lists should be split by the client
     max_body_bytes: int = 1 << 20  # 1 MiB: far above 64 texts of 256 tokens
@@ -45,8 +45,8 @@ class EmbeddingService:
     """The model behind a ``MicroBatcher`` run by ``cfg`` (its policy, SLO and edges
     included), plus metrics; the FastAPI app wraps this."""
 
-    def __init__(self, model, cfg: BatchConfig | None = None, limits: Limits | None = None):
-        self.model, self.limits = model, limits or Limits()
+    def __init__(self, model, cfg: BatchConfig | None = None, limits: RequestLimits | None = None):
+        self.model, self.limits = model, limits or RequestLimits()
         self.metrics = ServiceMetrics()
         self.in_flight = 0  # accepted embed requests not answered yet
         self.batcher = MicroBatcher(self._infer, cfg or BatchConfig())

@@ -110,7 +110,8 @@ def ray_max_ongoing(max_batch: int) -> int:
 
 def ray_serve(cfg: BatchConfig) -> str:
     """The Ray Serve deployment and ``@serve.batch`` lines."""
-    return (f"{_left_out(cfg, '#')}@serve.deployment(max_ongoing_requests={ray_max_ongoing(cfg.max_batch)})"
+    ongoing = ray_max_ongoing(cfg.max_batch)
+    return (f"{_left_out(cfg, '#')}@serve.deployment(max_ongoing_requests={ongoing})"
             f"  # Ray's default of 5 would cap every batch at 5 requests.\n"
             f"class Embedder:\n"
             f"    @serve.batch(max_batch_size={cfg.max_batch}, "

@@ -16,7 +16,7 @@ from ...costs import add_cost_arguments, cost_from_arguments
 from ...validate import check_int
 from ..api.app import make_app
 from ..api.encoders import load_embedder, model_name
-from ..api.service import EmbeddingService, Limits
+from ..api.service import EmbeddingService, RequestLimits
 from ..net import HOST, free_socket
 from .procs import serve_http
 from .replicas import add_replica_args
@@ -29,7 +29,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="minilm", choices=("minilm", "fake"))
     add_cost_arguments(p, prefix="fake-")  # --fake-fixed-ms …: the fake model's cost
     add_arguments(p)  # every BatchConfig knob: --max-batch … --slo-p99-ms, --edges, --policy
-    p.add_argument("--max-items", type=int, default=Limits.max_items, help="texts per request")
+    p.add_argument("--max-items", type=int, default=RequestLimits.max_items,
+                   help="texts per request")
     p.add_argument("--threads", type=int, default=1,
                    help="torch CPU threads for the model (1: leaves a core to the HTTP loop; "
                         "more threads spin and starve it on a small machine)")
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # the knobs are checked before any replica starts
         cfg = from_arguments(args)
         check_int("port", args.port, 0, 65535)
-        limits = Limits(max_items=check_int("max_items", args.max_items, 1, 4096))
+        limits = RequestLimits(max_items=check_int("max_items", args.max_items, 1, 4096))
         fake = cost_from_arguments(args, "fake-") if args.model == "fake" else None
     except ValueError as exc:
         print(f"labsupport serve: {exc}", file=sys.stderr)
