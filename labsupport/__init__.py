@@ -1,16 +1,7 @@
-"""labsupport: the Dynamic Batching Lab's engine. Layers, bottom up (each imports only below):
-
-- leaves: ``validate``, ``paths``, ``device``
-- the world: ``traffic``, ``costs``, ``metrics``, ``queueing``
-- ``batching/``: ``config``, ``policies``, ``bucketed``, ``adaptive``, ``routing``, ``shapes``,
-  ``plans``, ``runtime``, ``lesson``
-- ``sim/``: ``simulator`` (the one event loop), ``records``, ``sources``, ``vclock``,
-  ``scenarios``, ``capacity``
-- models: ``encoder/`` (MiniLM, corpus), ``decoder/`` (continuous decoding)
-- ``serving/``: ``api/`` (one HTTP service), ``ops/`` (serve, launcher, child processes,
-  replicas and router, load generator, exporter), ``demo/`` (dashboard, replicas lesson, RAG)
-- ``notebook/``: plots and widgets; course: ``exercises/``, ``benches/``, ``cli`` (grading is the
-  trainers' own package, ``labgrader``, never installed by students)
+"""labsupport: the Dynamic Batching Lab's engine, in layers that import only downwards
+(the one list of layers is the picture in docs/architecture.md, enforced by
+tests/layout/test_layers.py). Grading is the trainers' own package, ``labgrader``,
+never installed by students.
 
 Public API, imported lazily (``import labsupport`` stays fast and torch-free): the names in
 ``_API`` below.
@@ -25,7 +16,7 @@ _API = {
     "Request": "traffic", "poisson": "traffic", "bursty": "traffic", "ClosedLoop": "traffic",
     "load_trace": "traffic", "replay": "traffic", "Trace": "traffic",
     "BatchConfig": "batching.config",
-    "make_policy": "batching.policies", "POLICIES": "batching.policies",
+    "make_policy": "batching.registry", "POLICIES": "batching.registry",
     "Dispatch": "batching.policies", "Wait": "batching.policies",
     "Policy": "batching.policies", "Bucketed": "batching.bucketed",
     "Adaptive": "batching.adaptive",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -78,15 +78,50 @@ def linear_fit(columns: Sequence[Sequence[float]], y, *, robust: bool = True,
     return tuple(float(c) for c in coef)
 
 
+# The lessons' MiniLM-like CPU model in round numbers (ms): 8 ms per batch + 2.8 ms per
+# sentence; capacity ~92 req/s one at a time, ~780 req/s in batches of 8. Notebooks 01 and
+# 02 simulate with it (ex01's checks, the explorer); the fitted model of the shipped
+# encoder is ``notebook.claims.SHIPPED_MINILM_CPU``.
+MINILM_LIKE_CPU = ServiceModel(8.0, 2.8)
+
+
+_COST_HELP = {"fixed_ms": "ms per batch", "per_item_ms": "ms per item",
+              "per_token_ms": "ms per padded token"}
+
+
+def add_cost_arguments(parser, defaults: ServiceModel | None = None, prefix: str = "") -> None:
+    """One flag per ``ServiceModel`` field (``--<prefix>fixed-ms`` …), defaults from
+    ``defaults``; read back with ``cost_from_arguments``."""
+    d = defaults or ServiceModel()
+    for f in fields(ServiceModel):
+        parser.add_argument(f"--{prefix}{f.name}".replace("_", "-"), type=float,
+                            default=getattr(d, f.name), help=_COST_HELP[f.name])
+
+
+def cost_from_arguments(args, prefix: str = "") -> ServiceModel:
+    """The ``ServiceModel`` of parsed ``add_cost_arguments`` flags."""
+    return ServiceModel(**{f.name: getattr(args, (prefix + f.name).replace("-", "_"))
+                           for f in fields(ServiceModel)})
+
+
+def cost_argv(model: ServiceModel, prefix: str = "") -> list[str]:
+    """``model`` as the flags of ``add_cost_arguments`` (for a child's command line)."""
+    return [x for f in fields(ServiceModel)
+            for x in (f"--{prefix}{f.name}".replace("_", "-"), str(getattr(model, f.name)))]
+
+
+SPIN_MS = 0.2  # the end of a fake model's time spun, not slept (sleep overshoots ~0.1 ms)
+
+
 def fake_model(cost: ServiceModel | None = None, outputs: Callable[[list], Any] | None = None,
                *, length: Callable[[Any], int] | None = None, asynchronous: bool = False,
-               spin_ms: float = 0.0) -> Callable:
+               spin_ms: float = SPIN_MS) -> Callable:
     """A stand-in model for a batcher: a call on ``n`` items takes ``cost.cost(n, padded)``
     ms (padded = n × the longest ``length(item)``; 0 without ``length``) and returns
     ``outputs(items)`` (default: the items). ``asynchronous``: an ``async`` function that
     awaits ``asyncio.sleep`` (on a virtual clock, time jumps); else it computes the outputs
     within that time (not on top of it), sleeps its thread for the rest and spins the last
-    ``spin_ms`` (a plain sleep overshoots by ~0.1 ms)."""
+    ``spin_ms`` (``SPIN_MS``: a plain sleep overshoots by ~0.1 ms)."""
     cost = cost or ServiceModel()
 
     def ms(items: list) -> float:

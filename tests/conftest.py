@@ -28,7 +28,8 @@ from adapters import exercise_ids  # noqa: E402  (tests/ must be importable firs
 #   solution notebook executed once, tests/notebook/test_solutions.py), the sandbox attacks
 #   (their check for leftover processes sees the whole machine), the hub (its two modules
 #   each chmod this clone and restore the modes they found).
-# The groups are given to xdist's scheduler here (``pytest_xdist_make_scheduler``), not as
+# The groups are given to xdist's scheduler by tests/xdist_groups.py (its hook, registered
+# here), not as
 # ``xdist_group`` marks: with pytest 9.2, xdist 3.8 ignores those marks without a word
 # (pytest-xdist issue 1386), and every group was split over both workers.
 UIDS_PER_WORKER = 200  # ≥ the uids one worker's tests use (job slots, and +80/+90 pinned)
@@ -37,36 +38,7 @@ if _worker.startswith("gw"):
     from labgrader.sandbox import UID_BASE_ENV, Sandbox  # noqa: E402
     os.environ[UID_BASE_ENV] = str(Sandbox().uid_base + UIDS_PER_WORKER * int(_worker[2:]))
 
-GROUPS = {"tests/grading/test_hostile.py::": "hostile",
-          "tests/grading/test_sandbox_attacks.py::": "sandbox-attacks",
-          "tests/hub/": "hub"}
-SOLUTIONS = "tests/notebook/test_solutions.py::"  # a group per notebook: test_x[<notebook>]
-
-
-def _group(nodeid: str) -> str | None:
-    """The group of the test ``nodeid`` (relative to the repo), or None."""
-    path = nodeid.replace("\\", "/")
-    for prefix, group in GROUPS.items():
-        if path.startswith(prefix):
-            return group
-    if path.startswith(SOLUTIONS):
-        return "solution-" + path.partition("[")[2].rstrip("]")
-    return None
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadgroup`` with the groups of ``_group``; the other tests one by one (as
-    xdist does, the units with the most tests first)."""
-    if config.getvalue("dist") != "loadgroup":
-        return None
-    from xdist.scheduler import LoadGroupScheduling
-
-    class Groups(LoadGroupScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return _group(nodeid) or nodeid
-
-    return Groups(config, log)
+from xdist_groups import pytest_xdist_make_scheduler  # noqa: E402,F401  (the hook)
 
 
 def pytest_configure(config):

@@ -1,11 +1,13 @@
-"""The suite's xdist groups reach xdist's scheduler (tests/conftest.py): the tests that share
+"""The suite's xdist groups reach xdist's scheduler (tests/xdist_groups.py): the tests that share
 one run are one unit of work, the others are units of their own. (``xdist_group`` marks did
 not do it: with pytest 9.2, xdist 3.8 drops them without a word.)"""
+import ast
+from pathlib import Path
+
 import pytest
 
-import conftest
+import xdist_groups
 
-pytest.importorskip("xdist")
 
 
 class _LoadGroup:
@@ -19,7 +21,8 @@ class _LoadGroup:
 
 
 def test_tests_sharing_a_run_are_one_unit_of_work():
-    scope = conftest.pytest_xdist_make_scheduler(_LoadGroup(), log=None)._split_scope
+    pytest.importorskip("xdist")
+    scope = xdist_groups.pytest_xdist_make_scheduler(_LoadGroup(), log=None)._split_scope
     hostile = {scope("tests/grading/test_hostile.py::test_controls_score_as_before"),
                scope("tests/grading/test_hostile.py::test_attack_earns_nothing_or_is_flagged[loop]"),
                scope("tests/grading/test_hostile.py::test_which_attacks_are_flagged")}
@@ -39,5 +42,21 @@ def test_tests_sharing_a_run_are_one_unit_of_work():
 
 
 def test_other_distributions_are_left_to_xdist():
-    assert conftest.pytest_xdist_make_scheduler(_LoadGroup("load"), log=None) is None
+    assert xdist_groups.pytest_xdist_make_scheduler(_LoadGroup("load"), log=None) is None
 
+
+
+def test_no_test_module_imports_a_conftest():
+    """``import conftest`` gets whichever conftest.py pytest imported first (tests/browser's
+    when that folder is collected first): the suite's helpers are imported by their own
+    module names (``adapters``, ``svc_helpers``, ``xdist_groups``)."""
+    tests = Path(__file__).resolve().parent
+    found = []
+    modules = {*tests.rglob("test_*.py"), *tests.rglob("conftest.py"), *tests.glob("*.py")}
+    for path in sorted(modules):  # what pytest imports (variants and hostile cells are cells)
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.relative_to(tests)}:{node.lineno}" for n in names
+                      if n.split(".")[0] == "conftest"]
+    assert found == []

@@ -35,7 +35,7 @@ from typing import Callable
 from ..costs import ServiceModel
 from ..validate import check_float, check_int
 from .config import BatchConfig
-from .policies import POLICIES, WAIT, Dispatch, Policy, Wait
+from .policies import WAIT, Dispatch, Policy, Wait
 
 
 def latest_start(oldest_arrival_ms: float, n_waiting: int, slo_ms: float,
@@ -149,6 +149,3 @@ class Adaptive(Policy):
 
     def __repr__(self) -> str:
         return f"{super().__repr__()[:-1]}, slo_p99_ms={self.cfg.slo_p99_ms})"
-
-
-POLICIES["adaptive"] = Adaptive

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..validate import check_int
 from .config import BatchConfig
-from .policies import POLICIES, WAIT, Dispatch, Policy
+from .policies import WAIT, Dispatch, Policy
 from .shapes import DEFAULT_EDGES, bucket_of, padded_tokens
 
 
@@ -66,6 +66,3 @@ class Bucketed(Policy):
 
     def __repr__(self) -> str:
         return f"{super().__repr__()[:-1]}, edges={self.edges})"
-
-
-POLICIES["bucketed"] = Bucketed

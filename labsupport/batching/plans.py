@@ -14,7 +14,8 @@ import numpy as np
 
 from ..traffic import Request
 from ..validate import check_choice, check_int
-from .policies import Dispatch, make_policy, take
+from .policies import Dispatch, ask, take
+from .registry import make_policy
 from .shapes import OVERSIZE, TooLong, assign_buckets, check_lengths, padded_tokens
 
 
@@ -105,19 +106,19 @@ def backlog_batches(lengths, policy="work_conserving", **knobs) -> list[list[int
     """The batches a policy (``labsupport.batching.policies``) forms when all of
     ``lengths`` wait at once, in dispatch order: ``work_conserving`` is FIFO, ``bucketed``
     groups by bucket. ``knobs`` (``max_batch``, ``max_tokens``, …) build a policy given by
-    name. The policy is asked exactly as the simulator and the runtime ask it, with an idle
-    executor; a ``Wait`` moves the clock to its deadline (no simulator, no service time)."""
+    name. The policy is asked through ``ask``, as the simulator and the runtime ask it, with an
+    idle executor; a ``Wait`` moves the clock to its deadline (no simulator, no service time)."""
     lengths = check_lengths(lengths)
     pol = make_policy(policy, **knobs)
     pol.reset()
     queue = deque(Request(k, 0.0, n) for k, n in enumerate(lengths))
     now, out = 0.0, []
     while queue:
-        d = pol.decide(queue, now, False)
+        d = ask(pol, queue, now, False)  # the engines' contract: a Wait lies ahead
         if isinstance(d, Dispatch):
             out.append([r.id for r in take(queue, d, pol)])
-        elif d.until is not None and d.until > now:
-            now = d.until
-        else:
+        elif d.until is None:
             raise RuntimeError(f"{pol!r} waits with an idle executor and nothing to wait for")
+        else:
+            now = d.until
     return out

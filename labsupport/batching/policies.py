@@ -14,17 +14,17 @@ every arrival and at the time it asked for, which must lie ahead of ``now``. Bot
 ask through ``ask``, the one place that holds a policy to this (a breach raises).
 
 The knobs have one owner: a policy holds its ``BatchConfig`` (``cfg``, whose ``policy`` is
-the policy's name); engines read and reconfigure that same object, and ``make_policy`` binds
-a ``Policy`` given together with knobs to them, or raises when they disagree.
+the policy's name); engines read and reconfigure that same object, and ``registry``'s
+``make_policy`` binds a ``Policy`` given together with knobs to them, or raises when they
+disagree. The simple policies live here; ``registry`` lists every policy by name.
 """
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Protocol, Sequence
 
-from ..validate import check_choice
-from .config import DELAY_MEANING, KNOBS, BatchConfig
+from .config import DELAY_MEANING, BatchConfig
 from .shapes import padded_tokens
 
 
@@ -177,42 +177,6 @@ class WorkConserving(Policy):
 
     def seal(self, queue, now):
         return self.sealed_head(queue)
-
-
-POLICIES: dict[str, type[Policy]] = {
-    p.name: p for p in (Naive, Window, Early, WorkConserving)}
-
-
-def make_policy(policy: str | Policy | None = None, cfg: BatchConfig | None = None,
-                **knobs) -> Policy:
-    """The policy that runs ``cfg`` (a ``BatchConfig``) and/or ``knobs``: by name (``policy``,
-    else ``cfg.policy`` / ``knobs["policy"]``: ``naive``, ``window``, ``early``,
-    ``work_conserving``, ``bucketed``, ``adaptive``, …; a name or knob given here overrides
-    ``cfg``'s), or a ``Policy`` object bound to them: it is returned as given when they agree
-    with its own ``cfg``, and rejected with a ``ValueError`` naming the knob when they do not
-    (never silently ignored)."""
-    if isinstance(policy, Policy):
-        if cfg is None and not knobs:
-            return policy
-        want = replace(cfg or policy.cfg, **knobs)
-        have = asdict(policy.cfg)
-        clash = {k: v for k, v in asdict(want).items()
-                 if k != "policy" and have.get(k, v) != v}  # the object is the policy
-        if clash:
-            name, value = next(iter(clash.items()))
-            raise ValueError(
-                f"{name}={value!r} disagrees with the policy object given "
-                f"({policy!r} has {name}={have[name]!r}); set the knobs in one place: "
-                f"pass them to the policy, or pass the policy by name")
-        return policy
-    given = {k: knobs.pop(k) for k in list(knobs) if k in KNOBS}  # the rest: the policy's own
-    if policy is not None:
-        given["policy"] = policy
-    if cfg is None:
-        cfg = BatchConfig(**given)
-    elif any(getattr(cfg, k) != v for k, v in given.items()):
-        cfg = replace(cfg, **given)  # a copy: the caller's config stays as it was
-    return POLICIES[check_choice("policy", cfg.policy, POLICIES)](cfg, **knobs)
 
 
 def ask(policy: Policy, queue: Sequence[Queued], now: float, busy: bool) -> Dispatch | Wait:

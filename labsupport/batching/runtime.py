@@ -19,9 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Awaitable, Callable, Sequence
 
-from .config import BatchConfig
-from .policies import WAIT, Dispatch, Policy, ask, make_policy, take
-from .records import BatcherStats, BatchRecord  # noqa: F401  (public here too)
+from .config import BatchConfig, knob_names
+from .policies import WAIT, Dispatch, Policy, ask, take
+from .registry import make_policy
+from .records import BatcherStats, BatchRecord
 
 
 class QueueFull(RuntimeError):
@@ -52,8 +53,8 @@ class MicroBatcher:
     """Gathers concurrent ``submit`` calls into batches for ``infer_fn(list) -> list``.
 
     The knobs come as a ``config`` (``BatchConfig``, its ``policy`` included) and/or as
-    keywords (``max_batch``, ``max_delay_ms``, ``max_queue``, ``max_tokens``; unset ones keep
-    ``config``'s, else ``BatchConfig``'s defaults). ``policy``: a name from ``POLICIES``
+    keywords (any of ``batching.config.knobs``: ``max_batch``, ``max_delay_ms``, …; unset
+    ones keep ``config``'s, else ``BatchConfig``'s defaults). ``policy``: a name from ``POLICIES``
     (default: ``config.policy``) or a ``Policy`` object, which is bound to the knobs given
     with it or rejected when they disagree (``make_policy``); the batcher and its policy
     then share one ``BatchConfig``, so ``reconfigure`` reaches the policy.
@@ -65,16 +66,16 @@ class MicroBatcher:
 
     def __init__(self, infer_fn: Callable[[list], Sequence | Awaitable[Sequence]],
                  config: BatchConfig | None = None, *,
-                 policy: str | Policy | None = None, max_batch: int | None = None,
-                 max_delay_ms: float | None = None, max_queue: int | None = None,
-                 max_tokens: int | None = None, length_fn: Callable[[Any], int] | None = None,
-                 isolate_errors: bool = True, preseal: bool = True):
+                 policy: str | Policy | None = None,
+                 length_fn: Callable[[Any], int] | None = None,
+                 isolate_errors: bool = True, preseal: bool = True, **knobs):
         if not callable(infer_fn):
             raise TypeError(f"infer_fn must be callable, got {infer_fn!r}")
-        given = {k: v for k, v in (("max_batch", max_batch), ("max_delay_ms", max_delay_ms),
-                                   ("max_queue", max_queue), ("max_tokens", max_tokens))
-                 if v is not None}
-        self.policy = make_policy(policy, config, **given)
+        names = knob_names(None if config is None else type(config))
+        unknown = sorted(set(knobs) - set(names))
+        if unknown:
+            raise TypeError(f"MicroBatcher got unknown keyword(s) {unknown}; knobs: {names}")
+        self.policy = make_policy(policy, config, **knobs)
         self.cfg = self.policy.cfg
         self.infer_fn = infer_fn
         self.length_fn = length_fn

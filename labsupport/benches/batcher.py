@@ -10,7 +10,7 @@ import statistics
 import time
 
 from ..batching.config import BatchConfig
-from ..batching.policies import POLICIES
+from ..batching.registry import POLICIES
 from ..batching.runtime import MicroBatcher
 from ..costs import ServiceModel, fake_model
 from ..sim.simulator import simulate
@@ -21,17 +21,11 @@ GOALS = {"work_conserving_saturation_fraction": ">= 0.97",
          "cpu_us_per_request": "<= 30", "sim_seconds_per_100k": "<= 0.5"}
 
 
-def toy_model(model: ServiceModel):
-    """A model that takes ``model.cost(n)`` ms in its worker thread and echoes its inputs
-    (sleeps, then spins the last 0.2 ms: a plain sleep overshoots by ~0.1 ms)."""
-    return fake_model(model, spin_ms=0.2)
-
-
 async def saturation(policy: str, model: ServiceModel, max_batch: int, delay: float,
                      seconds: float, preseal: bool = True) -> float:
     """Completed requests/s with 4×max_batch closed-loop clients that never pause."""
     done = 0
-    async with MicroBatcher(toy_model(model), max_batch=max_batch, max_delay_ms=delay,
+    async with MicroBatcher(fake_model(model), max_batch=max_batch, max_delay_ms=delay,
                             policy=policy, max_queue=8 * max_batch, preseal=preseal) as mb:
         stop = time.perf_counter() + seconds
 
@@ -48,7 +42,7 @@ async def saturation(policy: str, model: ServiceModel, max_batch: int, delay: fl
 async def idle_latency(policy: str, model: ServiceModel, delay: float, n: int) -> float:
     """Median ms for a lone request on an idle server (requests sent one after another)."""
     lat = []
-    async with MicroBatcher(toy_model(model), max_batch=32, max_delay_ms=delay,
+    async with MicroBatcher(fake_model(model), max_batch=32, max_delay_ms=delay,
                             policy=policy) as mb:
         for k in range(n):
             t0 = time.perf_counter()

@@ -32,7 +32,7 @@ Using it as a generator (e.g. behind a RAG pipeline)::
 
 ``Engine.add`` raises ``RequestTooLong`` (a ValueError) for a request that can never fit
 the KV budget. ``Engine.steps`` keeps one ``StepRecord`` per step (who sat in which place,
-tokens fed, KV blocks used). ``runner.run_requests(requests, model, **knobs)`` and
+tokens fed, KV blocks used). ``realrun.run_requests(requests, model, **knobs)`` and
 ``stepsim.simulate_steps(requests, **knobs)`` replay a list of ``labsupport.traffic.Request`` on
 the real model or on the step-cost model, with the same knobs. The scheduler and KV manager
 import no torch.
@@ -44,7 +44,7 @@ from .sequence import DecodeSequence, Status
 
 
 def __getattr__(name):  # torch-backed pieces load lazily, keeping the scheduler torch-free
-    if name in ("ModelRunner", "tiny_gpt2", "load_decoder", "run_requests"):
+    if name in ("ModelRunner", "tiny_gpt2", "load_decoder"):
         from . import runner
         return getattr(runner, name)
     raise AttributeError(f"module 'labsupport.decoder' has no attribute {name!r}")

@@ -51,25 +51,3 @@ def batch_gain(step_time, batches) -> list[float]:
     (``step_time``: any function of the batch size, in any unit)."""
     t1 = step_time(1)
     return [b * t1 / step_time(b) for b in batches]
-
-
-def measure_decode_ms(model, batches, context: int = 32, new_tokens: int = 8,
-                      device=None) -> dict[int, float]:
-    """Median ms of a pure decode step of the real runner at each batch size (every row at
-    ``context`` tokens; CPU time of the thread on a CPU, wall time on a GPU)."""
-    import numpy as np
-
-    from .runner import ModelRunner
-    from .engine import Engine
-    from .workload import uniform_requests
-    out = {}
-    for b in batches:
-        runner = ModelRunner(model, device=device)
-        clock = "wall" if runner.device.type == "cuda" else "cpu"
-        eng = Engine(runner, max_seqs=b, max_tokens_per_step=b * context,
-                     kv_budget_tokens=b * (context + new_tokens + 16), clock=clock)
-        res = eng.run(uniform_requests(b, context, new_tokens,
-                                       vocab_size=model.config.vocab_size))
-        decode = [st.ms for st in res.steps if st.tokens == st.seqs == b]
-        out[b] = float(np.median(decode[1:] or decode))
-    return out

@@ -265,18 +265,3 @@ def _split_decode(rows: list) -> list[list]:
     n = [len(r[3]) for r in rows]
     cost, i = min((k * n[k - 1] + (len(n) - k) * n[-1], k) for k in range(1, len(n)))
     return [rows[:i], rows[i:]] if cost <= SPLIT_GAIN * len(n) * n[-1] else [rows]
-
-
-def run_requests(requests, model=None, *, clock: str = "wall", device=None,
-                 max_new_tokens: int | None = None, eos_token_id: int | None = None, **knobs):
-    """Replay ``requests`` (``payload`` = prompt token ids, ``output_len``, ``arrival`` ms)
-    through a fresh ``Engine`` on the real model; the same call shape as
-    ``stepsim.simulate_steps``, so one experiment runs on either. Each request's cap is
-    ``max_new_tokens`` (None: its ``output_len``); ``eos_token_id`` ends an answer where
-    the model produces it."""
-    from .engine import Engine
-    from .scheduler import SchedulerConfig
-    eng = Engine(ModelRunner(model, device=device), SchedulerConfig(**knobs), clock=clock)
-    return eng.run([(r.payload, r.output_len if max_new_tokens is None else max_new_tokens,
-                     r.arrival, r.id, eos_token_id) for r in requests])
-

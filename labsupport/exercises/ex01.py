@@ -7,7 +7,7 @@ import numpy as np
 
 from ..metrics import utilisation as _busy_share
 from ..queueing import md1_wait_ms
-from ..costs import ServiceModel
+from ..costs import MINILM_LIKE_CPU
 from ..sim.simulator import simulate
 from ..traffic import poisson
 from .guard import case_rng, exercise_check, require_callable, student
@@ -15,7 +15,7 @@ from .plain import describe, plain, plain_number
 
 # (policy, rate_per_s, n, seed, max_batch): the visible runs, a naive and a batched one
 VISIBLE_RUNS = [("naive", 60, 400, 11, 1), ("work_conserving", 400, 600, 12, 8)]
-SERVICE = ServiceModel(8.0, 2.8)  # capacity: ~92 req/s one at a time, ~780 req/s at 8
+SERVICE = MINILM_LIKE_CPU  # capacity: ~92 req/s one at a time, ~780 req/s at 8
 
 
 def _runs(ex: str, hidden: bool) -> list[tuple]:

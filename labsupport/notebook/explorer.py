@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 
 from ..batching.config import DELAY_HELP, DELAY_MEANING
-from ..batching.policies import POLICIES
-from ..costs import ServiceModel
+from ..batching.registry import POLICIES
+from ..costs import MINILM_LIKE_CPU, ServiceModel
 from ..metrics import summarize
 from ..projector import drawing
 from ..sim.records import SimResult
@@ -28,7 +28,7 @@ class BatchingExplorer:
 
         from ..paths import autograde_mode
         self.n, self.seed = (min(n, 500) if autograde_mode() else n), seed  # grading: short
-        self.service = service or ServiceModel(8.0, 2.8)  # MiniLM-like on a CPU (ms)
+        self.service = service or MINILM_LIKE_CPU
         style = {"description_width": "initial"}
         self.max_batch = w.IntSlider(value=max_batch, min=1, max=64, step=1,
                                      description="max_batch", style=style,

@@ -1,5 +1,5 @@
-"""The live service, in three parts (each imports only itself, ``net`` and the layers below;
-``ops`` also runs ``api``):
+"""The live service, in parts ordered ``net`` ← ``api`` ← ``ops`` ← ``demo`` (each imports
+only itself, the parts before it and the layers below; tests/layout/test_layers.py):
 
 - ``api/``: one embedding service over HTTP: ``app`` (FastAPI), ``service``
   (``EmbeddingService``: model + ``MicroBatcher`` + metrics + live config), ``encoders``,

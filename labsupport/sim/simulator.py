@@ -16,7 +16,8 @@ import math
 from collections import deque
 from typing import Callable, Sequence
 
-from ..batching.policies import Dispatch, Policy, ask, make_policy, take
+from ..batching.policies import Dispatch, Policy, ask, take
+from ..batching.registry import make_policy
 from ..batching.routing import make_picker
 from ..costs import ServiceModel
 from ..traffic import ClosedLoop, Request

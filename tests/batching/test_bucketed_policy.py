@@ -10,7 +10,7 @@ from labsupport import MicroBatcher, ServiceModel, simulate
 from labsupport.batching.shapes import bucket_of
 from labsupport.costs import fake_model
 from labsupport.batching.bucketed import Bucketed
-from labsupport.batching.policies import POLICIES, make_policy
+from labsupport.batching.registry import POLICIES, make_policy
 from labsupport.traffic import Request, bursty, poisson
 from labsupport.sim.vclock import run
 

@@ -90,8 +90,10 @@ def test_each_default_is_declared_once():
     import inspect
     from dataclasses import fields
 
-    from labsupport.batching.config import KNOBS
+    from labsupport.batching.config import knob_names
+    from labsupport.batching.runtime import MicroBatcher
     from labsupport.benches.peers.run import PeersConfig
+    KNOBS = knob_names()
     from labsupport.serving.demo.rag import RagPipeline
     from labsupport.serving.ops import launcher
     for cls in (PeersConfig, RagPipeline):
@@ -99,5 +101,7 @@ def test_each_default_is_declared_once():
         assert "BatchConfig" in names.values() and not set(names) & set(KNOBS), cls
     sig = inspect.signature(launcher.start_service).parameters
     assert "config" in sig and not set(sig) & set(KNOBS)
+    sig = inspect.signature(MicroBatcher).parameters  # its knob keywords come from the list
+    assert "config" in sig and set(sig) & set(KNOBS) == {"policy"}
     with pytest.raises(ValueError, match="max_batch"):
         launcher.start_service("fake", max_batch=0)  # checked before anything starts

@@ -38,8 +38,8 @@ def test_bad_input_names_the_parameter(capsys):
     assert "max_batch" in capsys.readouterr().err
     assert bench.main(["--sat-concurrency", "0"]) == 2
     assert "sat_concurrency" in capsys.readouterr().err
-    with pytest.raises(ValueError, match="slo_ms"):
-        PeersConfig(slo_ms=0.0)
+    assert bench.main(["--slo-p99-ms", "0"]) == 2  # the one SLO: the batch config's
+    assert "slo_p99_ms" in capsys.readouterr().err
 
 
 def test_in_process_latency_counts_from_the_scheduled_send():

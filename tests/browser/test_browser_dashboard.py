@@ -12,7 +12,7 @@ import httpx
 import nbformat
 import pytest
 
-from conftest import (ARTIFACTS, guard_loopback, idle, images, open_notebook, run_all,
+from browser_pages import (ARTIFACTS, guard_loopback, idle, images, open_notebook, run_all,
                       screen_px, slider, wait_run_all_done)
 from labsupport.projector import NORMAL, PRESENTER
 from labsupport.serving.demo.dashboard_view import LOAD_LABEL, describe

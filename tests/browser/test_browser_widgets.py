@@ -2,7 +2,7 @@
 sliders (``max_batch``/``max_delay_ms``; 06: ``max_seqs``/``kv_budget_tokens``), and see the
 plots (``img`` src) and readouts change; the lab's figures (02's explorer, every figure of
 07) show no text under 12 pt on screen. No request may leave 127.0.0.1; screenshots go to
-test-artifacts/browser/. Fixtures and page helpers: ``conftest.py``.
+test-artifacts/browser/. Fixtures: ``conftest.py``; page helpers: ``browser_pages.py``.
 """
 import json
 import re
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import (ARTIFACTS, guard_loopback, idle, images, open_notebook, run_all,
+from browser_pages import (ARTIFACTS, guard_loopback, idle, images, open_notebook, run_all,
                       screen_px, slider, wait_run_all_done)
 from labsupport.projector import NORMAL
 

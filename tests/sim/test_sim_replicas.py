@@ -35,7 +35,7 @@ def test_each_replica_reports_its_batches_to_its_policy():
 
 
 def test_a_policy_object_cannot_be_shared_by_replicas():
-    from labsupport.batching.policies import make_policy
+    from labsupport.batching.registry import make_policy
     with pytest.raises(ValueError, match="policy must be a name"):
         simulate_replicas(poisson(10, 10), 2, policy=make_policy("early"))
 

@@ -19,8 +19,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from ...batching.config import BatchConfig
-from ...costs import ServiceModel
+from ...batching.config import add_arguments, from_arguments
+from ...costs import add_cost_arguments, cost_from_arguments
 from ...paths import REPO
 from .venvs import missing
 from .config import PEERS, PeersConfig, config_json
@@ -28,7 +28,7 @@ from .run import dumps, run
 
 OUT = REPO / "build" / "bench-peers"
 GOALS = {"no_failed_requests": "every system answers every request 200",
-         "lab_http_over_pytriton": ">= 1.0x at saturation and at p99 <= slo_ms",
+         "lab_http_over_pytriton": ">= 1.0x at saturation and at p99 <= slo_p99_ms",
          "lab_inprocess_of_ideal": ">= 0.97 at saturation",
          "lab_http_light_p50_ms": "<= service(1) + 1.5 ms"}
 FIGURES = {"saturation": ("saturation", "throughput_rps"), "slo": ("slo", "rate_rps")}
@@ -72,12 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="labsupport bench peers", description=__doc__)
     d = PeersConfig()
     ap.add_argument("--peers", default=",".join(PEERS), help=f"comma-separated, of {PEERS}")
-    ap.add_argument("--max-batch", type=int, default=d.batch.max_batch)
-    ap.add_argument("--max-delay-ms", type=float, default=d.batch.max_delay_ms)
-    ap.add_argument("--fixed-ms", type=float, default=d.model.fixed_ms)
-    ap.add_argument("--per-item-ms", type=float, default=d.model.per_item_ms)
-    for knob in ("light_rps", "light_n", "sat_seconds", "slo_ms", "probe_seconds",
-                 "probe_steps", "seed"):
+    add_arguments(ap, d.batch)  # every BatchConfig knob: the lab's, and the peers' window
+    add_cost_arguments(ap, d.model)  # the toy model every system runs
+    for knob in ("light_rps", "light_n", "sat_seconds", "probe_seconds", "probe_steps", "seed"):
         ap.add_argument("--" + knob.replace("_", "-"), type=type(getattr(d, knob)),
                         default=getattr(d, knob))
     ap.add_argument("--sat-concurrency", type=int, nargs="+", default=list(d.sat_concurrency),
@@ -95,8 +92,7 @@ def main(argv: list[str] | None = None) -> int:
              "sat_concurrency": (64,)} if a.quick else {}
     try:
         knobs = {k: getattr(a, k) for k in asdict(d) if k not in ("batch", "model") and hasattr(a, k)}
-        cfg = PeersConfig(BatchConfig(max_batch=a.max_batch, max_delay_ms=a.max_delay_ms),
-                          ServiceModel(a.fixed_ms, a.per_item_ms),
+        cfg = PeersConfig(from_arguments(a), cost_from_arguments(a),
                           **{**knobs, "sat_concurrency": tuple(a.sat_concurrency), **quick})
     except ValueError as exc:
         print(f"labsupport bench peers: {exc}", file=sys.stderr)

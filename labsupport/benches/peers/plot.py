@@ -47,7 +47,7 @@ def figure(result: dict):
             ax.set_ylim(0, 1.5)
         sat.set_ylabel("completed / ideal")
         sat.set_title(f"saturation ({cfg['sat_concurrency']} in flight)")
-        slo.set_title(f"p99 <= {cfg['slo_ms']:g} ms")
+        slo.set_title(f"p99 <= {cfg['slo_p99_ms']:g} ms")
         s1 = cfg["service_1_ms"]
         light.axhline(s1, color="grey", ls="--", label=f"service(1) {s1:g} ms")
         light.axhline(s1 + 1.5, color="C3", ls=":", label="+ 1.5 ms")

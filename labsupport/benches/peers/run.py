@@ -9,7 +9,7 @@ Ray's daemons ~0.1 core, shown as ``idle_cores``); the loads then visit them in 
 1. *light*: ``light_rps`` Poisson, far below capacity: the latency a lone request sees;
 2. *saturation*: 32, 64 and 128 requests kept in flight (closed loop), ``sat_seconds``
    each: completed requests/s at the best of them, each system at its own saturation;
-3. *SLO capacity*: the highest Poisson rate whose p99 latency is ≤ ``slo_ms`` with no
+3. *SLO capacity*: the highest Poisson rate whose p99 latency is ≤ ``batch.slo_p99_ms`` with no
    failed request, found by bisection below the saturation rate; the probes of all
    systems are interleaved step by step, so drift on a shared machine hits each alike.
 
@@ -28,9 +28,9 @@ from .targets import Target, start
 
 
 def passes(fig: dict, cfg: PeersConfig) -> bool:
-    """A probe holds the SLO: nothing failed and p99 ≤ ``slo_ms``."""
+    """A probe holds the SLO: nothing failed and p99 ≤ ``batch.slo_p99_ms``."""
     p99 = fig["latency_ms"]["p99"]
-    return fig["failed"] == 0 and p99 is not None and p99 <= cfg.slo_ms
+    return fig["failed"] == 0 and p99 is not None and p99 <= cfg.batch.slo_p99_ms
 
 
 async def run(names: list[str], cfg: PeersConfig, skipped: dict[str, str]) -> dict:

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...batching.runtime import MicroBatcher, QueueFull
-from ...costs import fake_model
+from ...batching.config import to_argv
+from ...costs import cost_argv, fake_model
+from ...serving.ops.exporter import peer_window_us, ray_max_ongoing
 from ...serving.ops.loadgen import LoadResult, run_closed, run_load
 from ...serving.ops.pacing import pace
 from .config import PeersConfig
@@ -128,25 +130,29 @@ def figures(res: LoadResult, cpu: dict, cfg: PeersConfig) -> dict:
 def start(name: str, cfg: PeersConfig) -> Target:
     """Start ``name`` (wait until it serves) and return its ``Target``."""
     if name == "lab_inprocess":
-        mb = MicroBatcher(fake_model(cfg.model, spin_ms=0.2), cfg.batch, max_queue=100_000)
+        mb = MicroBatcher(fake_model(cfg.model), cfg.batch)
         return Target(name, f"MicroBatcher(policy={cfg.batch.policy!r}) in this process",
                       {"max_batch": cfg.batch.max_batch, "policy": cfg.batch.policy}, batcher=mb)
     t0 = time.monotonic()
     if name == "lab_http":
         from ...serving.ops.launcher import start_service
-        svc = start_service("fake", cfg.batch, fake=cfg.model, max_queue=100_000, timeout_s=120)
+        svc = start_service("fake", cfg.batch, fake=cfg.model, timeout_s=120)
         return Target(name, "labsupport serve --model fake (uvicorn on httptools + uvloop), "
                       "POST /embed", {"max_batch": cfg.batch.max_batch, "policy": cfg.batch.policy},
                       svc.url, svc.proc.pid, stop=svc.stop,
                       startup_s=round(time.monotonic() - t0, 1))
-    knobs = ["--max-batch", str(cfg.batch.max_batch), "--max-delay-ms", str(cfg.batch.max_delay_ms),
-             "--fixed-ms", str(cfg.model.fixed_ms), "--per-item-ms", str(cfg.model.per_item_ms)]
-    if name == "ray_serve":
-        knobs += ["--max-ongoing", str(ray_ongoing(cfg))]
-    peer = start_peer(name, knobs)
+    peer = start_peer(name, peer_argv(name, cfg))
     settings, how = PEER_SETTINGS[name](cfg)
     return Target(name, how, settings, peer.url, peer.proc.pid, stop=peer.stop,
                   startup_s=peer.started_s)
+
+
+def peer_argv(name: str, cfg: PeersConfig) -> list[str]:
+    """A peer server's flags: every knob of ``cfg.batch`` (``to_argv``; the server takes its
+    window from them through ``peer_window_us``), the toy model's cost (``cost_argv``) and,
+    for Ray, ``--max-ongoing``."""
+    argv = to_argv(cfg.batch) + cost_argv(cfg.model)
+    return argv + (["--max-ongoing", str(ray_ongoing(cfg))] if name == "ray_serve" else [])
 
 
 def ray_ongoing(cfg: PeersConfig) -> int:
@@ -154,12 +160,12 @@ def ray_ongoing(cfg: PeersConfig) -> int:
     requests in flight. When every replica holds its maximum, Ray's router queues and
     probes with backoff: measured here, 128 in flight against 64 fell from ~250 to ~53
     req/s, against 128 it held ~214."""
-    from ...serving.ops.exporter import ray_max_ongoing
     return max(ray_max_ongoing(cfg.batch.max_batch), *cfg.sat_concurrency)
 
 
 def _ray(cfg: PeersConfig):
-    s = {"max_batch_size": cfg.batch.max_batch, "batch_wait_timeout_s": cfg.batch.max_delay_ms / 1000,
+    s = {"max_batch_size": cfg.batch.max_batch,
+         "batch_wait_timeout_s": peer_window_us(cfg.batch) / 1e6,
          "max_ongoing_requests": ray_ongoing(cfg), "max_queued_requests": -1,
          "num_replicas": 1, "RAY_SERVE_THROUGHPUT_OPTIMIZED": 1, "access_log": False}
     return s, "@serve.batch behind Ray's HTTP proxy, POST /embed (peers/ray/server.py)"
@@ -167,7 +173,7 @@ def _ray(cfg: PeersConfig):
 
 def _pytriton(cfg: PeersConfig):
     s = {"max_batch_size": cfg.batch.max_batch,
-         "max_queue_delay_microseconds": int(cfg.batch.max_delay_ms * 1000),
+         "max_queue_delay_microseconds": peer_window_us(cfg.batch),
          "preferred_batch_size": None, "instances": 1}
     return s, ("Triton's dynamic batcher, POST /v2/models/toy/infer (KServe v2; "
                "peers/pytriton/server.py)")

@@ -47,7 +47,7 @@ def load_json(body: bytes, example: str) -> Any:
         raise BadInput(f"body must be JSON like {example}: {exc}", 400) from None
 
 
-def check_texts(value, param: str, model, max_items: int, *, truncate: bool = False,
+def parse_texts(value, param: str, model, max_items: int, *, truncate: bool = False,
                 status: dict[str, int] | None = None) -> list[tuple[str, int]]:
     """``value`` (a string or a list of 1..``max_items`` strings) → ``[(text, tokens)]``.
     Errors name ``param`` (``input``, ``inputs[3]``…). ``truncate``: cut texts over the

@@ -22,7 +22,7 @@ class FakeEncoder:
                      f" + {self.cost.per_token_ms:g} ms/token)")
         k = np.arange(1, self.dim + 1)
         self._freq, self._phase = 0.618034 * k, 1.3 * k * k  # distinct texts, distinct vectors
-        self._model = fake_model(self.cost, self._vectors, length=self.count_tokens, spin_ms=0.2)
+        self._model = fake_model(self.cost, self._vectors, length=self.count_tokens)
 
     def count_tokens(self, text: str) -> int:
         return len(text.split()) + 2

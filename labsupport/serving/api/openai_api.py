@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from .asgi import Reply, json_reply
-from .embed_core import BadInput, Parsed, check_texts, embedding_dim, \
+from .embed_core import BadInput, Parsed, embedding_dim, parse_texts, \
     load_json, model_ids, retry_headers, run_embed
 
 FIELDS = {"input", "model", "encoding_format", "dimensions", "user"}
@@ -73,7 +73,7 @@ def parse_openai(body: bytes, model, max_items: int) -> Parsed:
     if _token_ids(data["input"]):
         raise BadInput("input as token-id arrays is not supported: send text (a string or "
                        f"a list of 1..{max_items} strings)", 400, param="input")
-    items = check_texts(data["input"], "input", model, max_items,
+    items = parse_texts(data["input"], "input", model, max_items,
                         status={"invalid": 400, "too_many": 400, "too_long": 400,
                                 "empty": 400})
     return Parsed(items, {"format": fmt, "model": ids[0]})

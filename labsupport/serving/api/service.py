@@ -12,14 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from ...batching.config import KNOBS, BatchConfig
+from ...batching.config import BatchConfig, knob_names
 from ...batching.runtime import MicroBatcher
 from .embed_core import BadInput
 from .stats import ServiceMetrics
 
 
 @dataclass
-class Limits:
+class RequestLimits:
     """Per-request input limits (checked before anything is queued)."""
     max_items: int = 64            # texts per request; bigger lists should be split by the client
     max_body_bytes: int = 1 << 20  # 1 MiB: far above 64 texts of 256 tokens
@@ -32,11 +32,12 @@ def parse_config(body: bytes) -> dict[str, Any]:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadInput(f"body must be JSON like {{\"max_batch\": 16}}: {exc}", 400) from None
+    names = list(knob_names())
     if not isinstance(data, dict) or not data:
-        raise BadInput(f"body must be a JSON object with one or more of {list(KNOBS)}")
-    extra = set(data) - set(KNOBS)
+        raise BadInput(f"body must be a JSON object with one or more of {names}")
+    extra = set(data) - set(names)
     if extra:
-        raise BadInput(f"unknown knob(s) {sorted(extra)}; allowed: {list(KNOBS)}")
+        raise BadInput(f"unknown knob(s) {sorted(extra)}; allowed: {names}")
     return data
 
 
@@ -44,8 +45,8 @@ class EmbeddingService:
     """The model behind a ``MicroBatcher`` run by ``cfg`` (its policy, SLO and edges
     included), plus metrics; the FastAPI app wraps this."""
 
-    def __init__(self, model, cfg: BatchConfig | None = None, limits: Limits | None = None):
-        self.model, self.limits = model, limits or Limits()
+    def __init__(self, model, cfg: BatchConfig | None = None, limits: RequestLimits | None = None):
+        self.model, self.limits = model, limits or RequestLimits()
         self.metrics = ServiceMetrics()
         self.in_flight = 0  # accepted embed requests not answered yet
         self.batcher = MicroBatcher(self._infer, cfg or BatchConfig())

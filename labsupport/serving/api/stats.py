@@ -10,8 +10,10 @@ from collections import Counter as TallyCounter, deque
 import numpy as np
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.parser import text_string_to_metric_families
 
+from ...batching.config import BatchConfig, in_use, knobs
 from ...metrics import percentiles
 
 MS_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
@@ -49,10 +51,9 @@ class ServiceMetrics:
         self._gauges = {name: Gauge(name, help_, registry=r) for name, help_ in (
             ("lab_queue_depth", "Texts waiting for a batch."),
             ("lab_padding_ratio", "Padded tokens per real token since start (1 = none)."),
-            ("lab_max_batch", "Current max_batch."),
-            ("lab_max_delay_ms", "Current max_delay_ms."),
-            ("lab_max_queue", "Current max_queue."),
             ("lab_resident_memory_bytes", "Resident set size of the service process."))}
+        self.knobs = KnobGauges()  # lab_<knob> for the knobs in use, read at each scrape
+        r.register(self.knobs)
         self.t0 = time.monotonic()
         self._done: deque = deque()     # (t, latency_ms) per ok request
         self._batches: deque = deque()  # (t, size, exec_ms, padded, real)
@@ -131,13 +132,37 @@ class ServiceMetrics:
 
     def prometheus(self, svc) -> bytes:
         """Prometheus text exposition of this service's registry (gauges read now)."""
-        cfg, g = svc.config(), self._gauges
+        g = self._gauges
         g["lab_queue_depth"].set(svc.batcher.queue_depth)
         g["lab_padding_ratio"].set(self.padding_ratio)
-        for k in ("max_batch", "max_delay_ms", "max_queue"):
-            g[f"lab_{k}"].set(cfg[k])
+        self.knobs.cfg = svc.batcher.cfg
         g["lab_resident_memory_bytes"].set(rss_bytes())
         return generate_latest(self.registry)
+
+
+class KnobGauges:
+    """A ``prometheus_client`` collector: ``lab_<knob>`` for every numeric knob in use under
+    the running policy (``batching.config.in_use``: no ``lab_max_delay_ms`` where the delay is
+    unused, ``lab_slo_p99_ms`` under ``adaptive``) and ``lab_policy{policy="…"} 1``, read
+    from ``cfg`` at each scrape."""
+
+    def __init__(self):
+        self.cfg: BatchConfig | None = None
+
+    def collect(self):
+        if self.cfg is None:
+            return
+        meaning = {k.name: k for k in knobs(type(self.cfg))}
+        for name, value in in_use(self.cfg).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                k = meaning[name]
+                unit = f" ({k.unit})" if k.unit else ""
+                yield GaugeMetricFamily(f"lab_{name}", f"Current {name}{unit}: {k.help}.",
+                                        value=value)
+        policy = GaugeMetricFamily("lab_policy", "The running policy (label; value 1).",
+                                   labels=["policy"])
+        policy.add_metric([self.cfg.policy], 1)
+        yield policy
 
 
 def rss_bytes() -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .asgi import Reply, json_reply
-from .embed_core import BadInput, Parsed, check_texts, load_json, retry_headers, run_embed
+from .embed_core import BadInput, Parsed, load_json, parse_texts, retry_headers, run_embed
 
 TEI_FIELDS = {"inputs", "normalize", "truncate", "truncation_direction", "prompt_name"}
 TEI_TYPES = {"invalid": "validation", "too_large": "validation", "empty": "empty",
@@ -47,7 +47,7 @@ def parse_tei(data: dict, model, max_items: int) -> Parsed:
     if data.get("prompt_name") is not None:
         raise BadInput("prompt_name is not supported: this model has no prompts; omit it",
                        param="prompt_name")
-    items = check_texts(data["inputs"], "inputs", model, max_items, truncate=truncate,
+    items = parse_texts(data["inputs"], "inputs", model, max_items, truncate=truncate,
                         status={"too_many": 413, "empty": 400})
     return Parsed(items, {"api": "tei"})
 
@@ -62,7 +62,7 @@ def parse_lab(data, model, max_items: int) -> Parsed:
     if extra:
         raise BadInput(f"unknown field(s) {sorted(extra)}; the lab's body has only \"input\" "
                        f"(TEI's has {sorted(TEI_FIELDS)})", param=sorted(extra)[0])
-    return Parsed(check_texts(data["input"], "input", model, max_items), {"api": "lab"})
+    return Parsed(parse_texts(data["input"], "input", model, max_items), {"api": "lab"})
 
 
 def parse_embed_body(body: bytes, model, max_items: int) -> Parsed:

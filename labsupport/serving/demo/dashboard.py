@@ -29,6 +29,7 @@ import time
 import weakref
 from collections import deque
 
+from ...batching.config import knobs
 from ..net import check_loopback, get_config, post_config
 from ...projector import image, png
 from ...validate import check_float
@@ -37,7 +38,7 @@ from .dashboard_view import load_text
 from .debounce import Debounce
 
 MAX_FAILURES = 3  # connection refusals in a row before the poller decides the service is gone
-KNOBS = ("max_batch", "max_delay_ms", "policy")  # what the widgets set on the service
+KNOBS = tuple(k.name for k in knobs() if k.slider or k.choices)  # what the widgets set
 LOAD_KNOB = "load_rps"  # the demo load's rate slider (req/s)
 
 

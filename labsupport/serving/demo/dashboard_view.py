@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from ...batching.policies import POLICIES
+from ...batching.config import in_use, knobs
 from ...projector import drawing, style, tiles_html
 from ...projector import title as set_title
 
@@ -19,11 +19,19 @@ GAP_S = 10.0     # samples further apart than this (the poller was stopped) brea
 
 
 def describe(cfg: dict) -> str:
-    """The config in one short line: ``max_batch=16 · max_delay_ms=5 · work_conserving``."""
+    """The config in one short line, the knobs in use under its policy (``knobs``):
+    ``max_batch=16 · max_delay_ms=5 · max_queue=256 · window``."""
     if not cfg:
         return "config not read yet"
-    return (f"max_batch={cfg['max_batch']} · max_delay_ms={cfg['max_delay_ms']:g} · "
-            f"{cfg['policy']} · max_queue={cfg['max_queue']}")
+    return " · ".join(str(v) if k == "policy" else f"{k}={_value(v)}"
+                      for k, v in in_use(cfg).items())
+
+
+def _value(v, unit: str = "") -> str:
+    """A knob's value as shown: ``5``, ``12.5 ms``, ``8,16,32``."""
+    text = (",".join(map(str, v)) if isinstance(v, (list, tuple)) else
+            f"{v:g}" if isinstance(v, float) else str(v))
+    return f"{text} {unit}" if unit else text
 
 
 def change_label(old: dict, new: dict) -> str:
@@ -134,10 +142,9 @@ def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False,
     """Two rows of tiles: the live config, then the last sample's numbers (after the
     demo load's rate, when there is one: offered beside completed)."""
     fmt = lambda v, unit="": "–" if v is None or v != v else f"{v:.0f}{unit}"  # noqa: E731
-    config_row = [("max_batch", str(cfg.get("max_batch", "–"))),
-                  ("max_delay_ms", f"{cfg['max_delay_ms']:g} ms" if cfg else "–"),
-                  ("policy", str(cfg.get("policy", "–"))),
-                  ("max_queue", str(cfg.get("max_queue", "–")))]
+    units = {k.name: k.unit for k in knobs()}
+    config_row = ([(k, _value(v, units[k])) for k, v in in_use(cfg).items()] if cfg else
+                  [(k.name, "–") for k in knobs() if k.used_by is None and k.default is not None])
     s = sample or {}
     numbers = [("queue", str(s.get("queue_depth", "–"))),
                ("mean batch", f"{s['mean_batch']:.1f}" if s and s.get("batches") != 0 else "–"),
@@ -178,27 +185,30 @@ def line_html(text: str, css_class: str, *, presenter: bool = False) -> str:
 
 def controls(cfg: dict, *, presenter: bool,
              load_rps: float | None) -> tuple[dict, object]:
-    """The dashboard's widgets, named (``max_batch``, ``max_delay_ms``, ``policy``,
+    """The dashboard's widgets, named: one per knob with a slider or a menu
+    (``batching.config.knobs``: ``max_batch``, ``max_delay_ms``, ``slo_p99_ms``, ``policy``),
     ``presenter``, ``readout``, ``image``, ``status``; with a load at ``load_rps`` req/s
-    also ``pause``, ``load_rps`` (its slider) and ``load``), and the box that lays them
+    also ``pause``, ``load_rps`` (its slider) and ``load``; and the box that lays them
     out."""
     import ipywidgets as W
     sty = {"description_width": "initial"}
-    w = {"max_batch": W.IntSlider(value=cfg["max_batch"], min=1, max=max(64, cfg["max_batch"]),
-                                  step=1, description="max_batch", style=sty,
-                                  continuous_update=False),
-         "max_delay_ms": W.FloatSlider(value=cfg["max_delay_ms"], min=0.0,
-                                       max=max(50.0, cfg["max_delay_ms"]), step=0.5,
-                                       description="max_delay_ms", style=sty,
-                                       continuous_update=False),
-         "policy": W.Dropdown(options=sorted(POLICIES), value=cfg["policy"],
-                              description="policy", style=sty),
-         "presenter": W.ToggleButton(value=presenter, description="presenter",
-                                     tooltip="bigger text and lines for a projector"),
-         "image": W.Image(format="png", layout=W.Layout(width="100%")),
-         "readout": W.HTML(), "status": W.HTML()}
-    rows = [W.HBox([w["max_batch"], w["max_delay_ms"], w["policy"], w["presenter"]],
-                   layout=W.Layout(flex_flow="row wrap"))]
+    w = {}
+    for k in knobs():
+        value, tip = cfg[k.name], {"tooltip": k.help}
+        if k.choices:
+            w[k.name] = W.Dropdown(options=list(k.choices), value=value, description=k.name,
+                                   style=sty, **tip)
+        elif k.slider:
+            lo, hi, step = k.slider
+            slider = W.IntSlider if k.parse is int else W.FloatSlider
+            w[k.name] = slider(value=value, min=min(lo, value), max=max(hi, value), step=step,
+                               description=k.name, style=sty, continuous_update=False, **tip)
+    knob_row = list(w.values())
+    w.update(presenter=W.ToggleButton(value=presenter, description="presenter",
+                                      tooltip="bigger text and lines for a projector"),
+             image=W.Image(format="png", layout=W.Layout(width="100%")),
+             readout=W.HTML(), status=W.HTML())
+    rows = [W.HBox(knob_row + [w["presenter"]], layout=W.Layout(flex_flow="row wrap"))]
     if load_rps is not None:
         lo, hi, step = load_range(load_rps)
         w["pause"] = W.ToggleButton(description="pause load", icon="pause")

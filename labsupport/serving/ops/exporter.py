@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from ...batching.config import (DELAY_MEANING, BatchConfig, add_arguments, delay_is_a_wait,
-                                from_arguments)
+                                from_arguments, in_use)
 from ...validate import check_int
 
 SYSTEMS = ("triton", "tf_serving", "ray_serve")
@@ -30,6 +30,36 @@ def delay_us(cfg: BatchConfig) -> int:
     wait: those policies export 0, the setting closest to "idle → go now" (the busy-time
     growth comes from the queue itself)."""
     return int(round(cfg.max_delay_ms * 1000)) if delay_is_a_wait(cfg.policy) else 0
+
+
+def peer_window_us(cfg: BatchConfig) -> int:
+    """The window (µs) a peer of ``bench peers`` (Triton's ``max_queue_delay_microseconds``,
+    Ray Serve's ``batch_wait_timeout_s``) runs for ``cfg``: what the exporter writes
+    (``delay_us``), so a peer set up from the lab's knobs waits as an exported config would
+    (0 where the lab's policy does not wait)."""
+    return delay_us(cfg)
+
+
+# The knobs every system here has a setting for (the policy: through ``delay_us``); any
+# other knob in use (``batching.config.in_use``) is named in a note, never dropped silently.
+EXPORTED = ("max_batch", "max_delay_ms", "max_queue", "policy")
+
+
+def not_exported(cfg: BatchConfig) -> dict:
+    """The knobs in use under ``cfg.policy`` that no exported setting carries (e.g.
+    ``slo_p99_ms`` under ``adaptive``, ``max_tokens`` when set)."""
+    return {k: v for k, v in in_use(cfg).items() if k not in EXPORTED}
+
+
+def _left_out(cfg: BatchConfig, mark: str) -> str:
+    """A leading comment naming the knobs in use that the export cannot carry."""
+    rest = not_exported(cfg)
+    if not rest:
+        return ""
+    knobs = ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}"
+                      for k, v in rest.items())
+    return (f"{mark} not exported: {knobs} (in use under the lab's {cfg.policy} policy; "
+            f"no setting here carries it)\n")
 
 
 def check_preferred(cfg: BatchConfig, preferred) -> tuple[int, ...]:
@@ -50,7 +80,7 @@ def triton(cfg: BatchConfig, name: str = "minilm", preferred=()) -> str:
     """A Triton ``config.pbtxt`` (the batching part; inputs/outputs omitted)."""
     pref = check_preferred(cfg, preferred)
     pref = f"\n  preferred_batch_size: [ {', '.join(map(str, pref))} ]" if pref else ""
-    return (f'name: "{name}"\nmax_batch_size: {cfg.max_batch}\n'
+    return (f'{_left_out(cfg, "#")}name: "{name}"\nmax_batch_size: {cfg.max_batch}\n'
             f"dynamic_batching {{{pref}\n"
             f"  max_queue_delay_microseconds: {delay_us(cfg)}{_why(cfg, '#')}\n"
             f"  default_queue_policy {{\n"
@@ -66,7 +96,7 @@ def tf_serving(cfg: BatchConfig, preferred=(), threads: int = 1) -> str:
     allowed = "".join(f"allowed_batch_sizes: {p}\n" for p in sorted(set(pref) |
                                                                      {cfg.max_batch})) \
         if pref else ""
-    return (f"max_batch_size {{ value: {cfg.max_batch} }}\n"
+    return (f"{_left_out(cfg, '#')}max_batch_size {{ value: {cfg.max_batch} }}\n"
             f"batch_timeout_micros {{ value: {delay_us(cfg)} }}{_why(cfg, '#')}\n"
             f"max_enqueued_batches {{ value: {batches} }}\n"
             f"num_batch_threads {{ value: {threads} }}\n{allowed}")
@@ -80,7 +110,8 @@ def ray_max_ongoing(max_batch: int) -> int:
 
 def ray_serve(cfg: BatchConfig) -> str:
     """The Ray Serve deployment and ``@serve.batch`` lines."""
-    return (f"@serve.deployment(max_ongoing_requests={ray_max_ongoing(cfg.max_batch)})"
+    ongoing = ray_max_ongoing(cfg.max_batch)
+    return (f"{_left_out(cfg, '#')}@serve.deployment(max_ongoing_requests={ongoing})"
             f"  # Ray's default of 5 would cap every batch at 5 requests.\n"
             f"class Embedder:\n"
             f"    @serve.batch(max_batch_size={cfg.max_batch}, "

@@ -25,13 +25,12 @@ from typing import Any
 import numpy as np
 
 from ...batching.config import BatchConfig, to_argv
-from ...costs import ServiceModel
+from ...costs import ServiceModel, cost_argv
 from ...validate import check_choice, check_float, check_int
 from ..api.stats import parse_prometheus
 from ..net import check_loopback, post_config
 from . import procs
 from .loadgen import MAX_DURATION_S, MAX_REQUESTS, text_of
-from .serve import fake_argv
 
 
 class ServiceHandle:
@@ -119,7 +118,7 @@ def start_service(model: str = "fake", config: BatchConfig | None = None, *,
     check_choice("model", model, ("fake", "minilm"))
     tmp = Path(tempfile.mkdtemp(prefix="labsupport-serve-"))
     argv = ["serve", "--port", "0", "--model", model, *to_argv(cfg),
-            *fake_argv(fake or ServiceModel()), "--ready-file", str(tmp / "ready")]
+            *cost_argv(fake or ServiceModel(), "fake-"), "--ready-file", str(tmp / "ready")]
     proc, url = procs.start(procs.lab_command(*argv), tmp / "ready", tmp / "serve.log",
                             timeout_s, "labsupport serve")
     return ServiceHandle(proc, url, tmp / "serve.log")

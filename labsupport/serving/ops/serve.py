@@ -12,20 +12,14 @@ import argparse
 import sys
 
 from ...batching.config import add_arguments, from_arguments
-from ...costs import ServiceModel
+from ...costs import add_cost_arguments, cost_from_arguments
 from ...validate import check_int
 from ..api.app import make_app
 from ..api.encoders import load_embedder, model_name
-from ..api.service import EmbeddingService, Limits
+from ..api.service import EmbeddingService, RequestLimits
 from ..net import HOST, free_socket
 from .procs import serve_http
 from .replicas import add_replica_args
-
-
-def fake_argv(model: ServiceModel) -> list[str]:
-    """The ``--fake-…`` flags that make ``--model fake`` cost what ``model`` says."""
-    return ["--fake-fixed-ms", str(model.fixed_ms), "--fake-per-item-ms",
-            str(model.per_item_ms), "--fake-per-token-ms", str(model.per_token_ms)]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,12 +27,10 @@ def _parser() -> argparse.ArgumentParser:
                                 allow_abbrev=False)  # replicas.py strips options by full name
     p.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (0: any free)")
     p.add_argument("--model", default="minilm", choices=("minilm", "fake"))
-    p.add_argument("--fake-fixed-ms", type=float, default=ServiceModel.fixed_ms, help="fake model: ms per batch")
-    p.add_argument("--fake-per-item-ms", type=float, default=ServiceModel.per_item_ms, help="fake model: ms per text")
-    p.add_argument("--fake-per-token-ms", type=float, default=ServiceModel.per_token_ms,
-                   help="fake model: ms per padded token")
+    add_cost_arguments(p, prefix="fake-")  # --fake-fixed-ms …: the fake model's cost
     add_arguments(p)  # every BatchConfig knob: --max-batch … --slo-p99-ms, --edges, --policy
-    p.add_argument("--max-items", type=int, default=Limits.max_items, help="texts per request")
+    p.add_argument("--max-items", type=int, default=RequestLimits.max_items,
+                   help="texts per request")
     p.add_argument("--threads", type=int, default=1,
                    help="torch CPU threads for the model (1: leaves a core to the HTTP loop; "
                         "more threads spin and starve it on a small machine)")
@@ -50,18 +42,21 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    try:  # the knobs are checked before any replica starts
+        cfg = from_arguments(args)
+        check_int("port", args.port, 0, 65535)
+        limits = RequestLimits(max_items=check_int("max_items", args.max_items, 1, 4096))
+        fake = cost_from_arguments(args, "fake-") if args.model == "fake" else None
+    except ValueError as exc:
+        print(f"labsupport serve: {exc}", file=sys.stderr)
+        return 2
     if args.replicas != 1:  # N copies of this service behind the router
         from .replicas import serve_replicas
         return serve_replicas(args, list(sys.argv[1:] if argv is None else argv))
     try:
-        cfg = from_arguments(args)
-        check_int("port", args.port, 0, 65535)
-        limits = Limits(max_items=check_int("max_items", args.max_items, 1, 4096))
         if args.model != "fake":
             import torch
             torch.set_num_threads(check_int("threads", args.threads, 1, 256))
-        fake = ServiceModel(args.fake_fixed_ms, args.fake_per_item_ms,
-                            args.fake_per_token_ms) if args.model == "fake" else None
         model = load_embedder(args.model, fake)
     except ValueError as exc:
         print(f"labsupport serve: {exc}", file=sys.stderr)

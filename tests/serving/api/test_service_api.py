@@ -61,7 +61,8 @@ def test_config_changes_the_running_service_and_is_validated(service):
         assert service.configure(max_batch=2, max_delay_ms=12.5) == {**before, "max_batch": 2,
                                                                      "max_delay_ms": 12.5}
         m = service.metrics()
-        assert m["lab_max_batch"] == 2 and m["lab_max_delay_ms"] == 12.5
+        assert m["lab_max_batch"] == 2 and m['lab_policy{policy="work_conserving"}'] == 1
+        assert "lab_max_delay_ms" not in m  # unused by work_conserving: not shown as a wait
         r = post(service, "/embed", json={"input": ["a", "b", "c", "d", "e"]})
         assert r.status_code == 200  # 5 texts through max_batch=2: batches of <= 2
         assert service.get("/stats")["config"]["max_batch"] == 2

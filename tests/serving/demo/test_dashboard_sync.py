@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from labsupport.serving.demo.dashboard import Dashboard
+from labsupport.batching.config import in_use
+from labsupport.serving.demo.dashboard import KNOBS, Dashboard
 from labsupport.serving.demo.dashboard_view import describe
 from svc_helpers import service, until  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(90)
-KNOBS = ("max_batch", "max_delay_ms", "policy")
 
 
 def changes(svc) -> float:
@@ -27,17 +27,26 @@ def shown(dash) -> dict:
     tiles = dict(re.findall(r"lab-tile-label'[^>]*>([^<]+)</div><div class='lab-tile-value'"
                             r"[^>]*>([^<]+)</div>", w["readout"].value))
     return {"sliders": {k: w[k].value for k in KNOBS},
-            "readout": {"max_batch": int(tiles["max_batch"]),
-                        "max_delay_ms": float(tiles["max_delay_ms"].removesuffix(" ms")),
-                        "policy": tiles["policy"]},
+            "readout": {k: _tile(tiles[k]) for k in KNOBS if k in tiles},
             "title": dash.figure()._suptitle.get_text().replace("\n", " "),
             "status": w["status"].value}
 
 
+def _tile(text: str):
+    """A readout tile's value as a number where it is one (``5 ms`` → 5.0)."""
+    text = text.removesuffix(" ms")
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 def agrees(dash, cfg: dict) -> None:
-    """Every surface shows ``cfg`` (the service's own config)."""
-    s, want = shown(dash), {k: cfg[k] for k in KNOBS}
-    assert s["sliders"] == want and s["readout"] == want, s
+    """Every surface shows ``cfg`` (the service's own config): every knob's widget, and a
+    readout tile for each knob in use under its policy (no tile for an unused delay)."""
+    s = shown(dash)
+    assert s["sliders"] == {k: cfg[k] for k in KNOBS}, s
+    assert s["readout"] == {k: cfg[k] for k in KNOBS if k in in_use(cfg)}, s
     assert s["title"] == describe(cfg), s["title"]
     assert describe(cfg) in s["status"], s["status"]
 
