@@ -39,6 +39,7 @@ CHECK = {
     "goodput_pick_differs": lambda e: (e["goodput pick"] is not None
                                        and e["goodput pick"] != e["throughput pick"]),
     "goodput_below_throughput": lambda e: e["goodput req/s"] < e["throughput req/s"],
+    "ragged_mask_reproduces_logits": lambda e: e["largest |logit difference|"] < 1e-3,
     "real_latency_grows_with_load": lambda e: all(
         b > -0.1 * e["mean_ms_at_0.3"] + a for a, b in
         zip(list(e.values()), list(e.values())[1:])),
@@ -88,6 +89,7 @@ CHECK = {
 # shares the cores with its load generator and the hog), only its counting ones.
 MUST_HOLD = {"batching_faster_per_sentence", "md1_matches_sim", "batching_cheaper", "window_waits_at_light_load",
              "cache_same_tokens", "long_context_stays_memory_bound", "gpu_on_demand_wins",
+             "ragged_mask_reproduces_logits",
              "overload_loses_nothing", "rag_prefix_cache_feeds_less"}
 # must-hold conclusions whose evidence is a timing the notebook measured (the others count
 # tokens or requests, or come from the simulator or the roofline)
@@ -102,7 +104,7 @@ EXPECTED = {"00_welcome": {"batching_faster_per_sentence"},
                                  "long_context_stays_memory_bound", "goodput_below_throughput"},
             "06_continuous_decoder": {"gpu_on_demand_wins", "cpu_gain_smaller",
                                       "cpu_steps_stretch", "slo_pick_exists",
-                                      "goodput_pick_differs"},
+                                      "goodput_pick_differs", "ragged_mask_reproduces_logits"},
             "07_live_demo": {"demo_load_between_capacities", "one_per_pass_falls_behind",
                              "window_adds_its_wait", "zero_window_goes_at_once",
                              "overload_loses_nothing", "overload_median_near_queue_bound",
