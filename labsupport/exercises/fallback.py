@@ -117,6 +117,7 @@ LAB: dict[str, Callable[[], Any]] = {  # exercise id -> the lab's own answer
     "ex06_9": _ref("decoder.ragged", "packed_mask"),
     "ex06_8": _ref("decoder.blockpool", "RefCountedPool"),
     "ex06_4": _ref("decoder.rules", "grow_or_preempt"),
+    "ex06_2": _ref("decoder.rules", "kv_admission"),
     "ex06_6": lambda: pick_max_seqs,
 }
 
