@@ -210,10 +210,10 @@ def check_ex06_2(obj, hidden: bool = False, ex: str = "ex06_2") -> None:
 def _grow_hint(a, b) -> str:
     if b.preempted > a.preempted:
         return ("You preempted more than needed: stop as soon as kv.can_grow(seq, n_tokens), "
-                "and take victims from the newest end, running[-1]")
+                "and take victims from the latest arrival, running[-1]")
     if b.preempted < a.preempted:
-        return "Keep preempting the newest running sequence while too few blocks are free"
-    return ("Preempt the NEWEST running sequence (running[-1]), not another one; return False "
+        return "Keep preempting the latest arrival (running[-1]) while too few blocks are free"
+    return ("Preempt the LATEST ARRIVAL among the running sequences (running[-1]), not another one; return False "
             "only when seq itself was preempted, True once kv.grow(seq, n_tokens) succeeded")
 
 
