@@ -118,6 +118,8 @@ LAB: dict[str, Callable[[], Any]] = {  # exercise id -> the lab's own answer
     "ex06_8": _ref("decoder.blockpool", "RefCountedPool"),
     "ex06_4": _ref("decoder.rules", "grow_or_preempt"),
     "ex06_2": _ref("decoder.rules", "kv_admission"),
+    "ex06_5": _ref("decoder.rules", "admit_waiting"),
+    "ex06_10": _ref("decoder.kvcache", "cached_prefix"),
     "ex06_6": lambda: pick_max_seqs,
 }
 

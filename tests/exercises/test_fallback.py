@@ -50,6 +50,15 @@ def test_the_stub_is_not_solved_and_says_nothing(capsys):
     assert "not attempted" not in capsys.readouterr().out
 
 
+def test_every_demo_has_a_lab_answer():
+    """Every exercise a demo cell asks ``solved_or_lab`` for has the lab's own answer to fall
+    back to (else Run All of an unsolved notebook stops there)."""
+    from labsupport.exercises.fallback import LAB
+    for path in sorted((ROOT / "solutions").glob("*/*.ipynb")):
+        missing = _lab_ids(nbformat.read(path, 4)) - set(LAB)
+        assert not missing, f"{path.stem}: no lab answer for {sorted(missing)}"
+
+
 def _code(path: Path) -> list[str]:
     return [c.source for c in nbformat.read(path, 4).cells if c.cell_type == "code"]
 
