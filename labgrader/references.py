@@ -55,12 +55,10 @@ REFERENCES: dict[str, tuple[str, ...]] = {
     "ex06_5": ("labsupport.decoder.rules.admit_waiting",),
     "ex06_6": ("labsupport.exercises.slo_pick",),
     "ex06_7": ("labsupport.exercises.ex06_speedup.speedup_ref",),
-    "ex06_8": ("labsupport.decoder.kvcache.slot_mapping", "labsupport.decoder.ragged",
-               "labsupport.exercises.ex06_step.step_slots_ref"),
+    "ex06_8": ("labsupport.decoder.blockpool", "labsupport.decoder.kvcache"),
     "ex06_9": ("labsupport.decoder.ragged",),
     "ex06_10": ("labsupport.decoder.kvcache.cached_prefix",
                 "labsupport.decoder.kvcache.block_names"),  # block_hash is given to students
-    "ex06_11": ("labsupport.decoder.kvcache.release",),
 }
 COMMON = ("labsupport.exercises.fallback",)
 STUDENT_HELPERS = frozenset({  # given to students by a notebook's answer cell

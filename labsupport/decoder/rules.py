@@ -27,8 +27,8 @@ def kv_admission(prompt_len: int, max_new_tokens: int, free_blocks: int, num_blo
 def grow_or_preempt(seq: DecodeSequence, n_tokens: int, running: list[DecodeSequence], kv: BlockManager,
                     preempt) -> bool:
     """On-demand growth: give ``seq`` blocks for ``n_tokens`` tokens in all. While too few
-    blocks are free, ``preempt`` the newest running sequence (``running[-1]``: it loses its
-    blocks and its place and queues again); if that is ``seq`` itself, return False.
+    blocks are free, ``preempt`` the latest arrival among the running sequences (``running[-1]``:
+    vLLM's FCFS priority; it loses its blocks and its place and queues again); if that is ``seq`` itself, return False.
     Returns True once ``seq`` holds its blocks."""
     while not kv.can_grow(seq, n_tokens):
         victim = running[-1]

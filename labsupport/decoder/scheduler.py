@@ -12,7 +12,8 @@ Two admission rules for the KV budget:
 - ``reserve`` (Orca): a sequence is admitted only if blocks for its *whole* length
   (prompt + max_new_tokens) are free, and they are taken at once. Never preempts.
 - ``on_demand`` (vLLM): blocks are taken as tokens appear; when a running sequence needs a
-  block and none is free, the newest running sequence is preempted: its blocks are freed
+  block and none is free, the latest arrival among the running sequences is preempted
+  (vLLM's priority under first-come-first-served): its blocks are freed
   and it goes back to the head of the queue, to be recomputed (prompt + tokens so far).
 
 Prompts longer than ``max_tokens_per_step`` are prefilled in chunks. With ``prefix_caching``
@@ -223,7 +224,7 @@ class Scheduler:
             raise ValueError(f"preempt(seq): sequence {seq.id} is not running")
         if any(s is seq for s in plan.seqs):
             raise ValueError(f"preempt(seq): sequence {seq.id} already runs in this step; "
-                             "preempt the newest running sequence (running[-1]) instead")
+                             "preempt the latest arrival (running[-1]) instead")
         self.running.remove(seq)
         self._release(seq)
         seq.status = Status.WAITING

@@ -1,9 +1,9 @@
 """Checks for notebook 06 (the continuous decoder). References: ``labsupport.decoder``'s
 scheduler (``kv_admission``) and step simulator; student functions run under the step
 limit of ``guard.bounded``, so an endless loop fails with a message instead of hanging.
-ex06_7 (where a speed-up comes from) lives in ``ex06_speedup``, the packed-step checks
-(ex06_8, ex06_9) in ``ex06_step``, the prefix-cache ones (ex06_10, ex06_11) in
-``ex06_prefix``; all are re-exported here.
+ex06_7 (where a speed-up comes from) lives in ``ex06_speedup``, the block-pool design
+(ex06_8) in ``ex06_blocks``, the ragged mask (ex06_9) in ``ex06_step``, the prefix-cache
+lookup (ex06_10) in ``ex06_prefix``; all are re-exported here.
 """
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ import numpy as np
 from ..decoder import DecodeSequence
 from ..decoder.scheduler import kv_admission as ref_kv_admission
 from . import slo_pick
-from .ex06_prefix import check_ex06_10, check_ex06_11  # noqa: F401 (re-export)
+from .ex06_blocks import check_ex06_8  # noqa: F401 (re-export)
+from .ex06_prefix import check_ex06_10  # noqa: F401 (re-export)
 from .ex06_speedup import check_ex06_7  # noqa: F401 (re-export)
-from .ex06_step import check_ex06_8, check_ex06_9  # noqa: F401 (re-export)
+from .ex06_step import check_ex06_9  # noqa: F401 (re-export)
 from .guard import bounded, case_rng, exercise_check, require_callable as _callable, driver
 from .plain import describe, plain
 from .scheduler_parts import cases as _sched_cases
@@ -23,8 +24,8 @@ from .scheduler_parts import compare
 
 TARGETS = {"ex06_1": "schedule_step", "ex06_2": "kv_admission", "ex06_7": "speedup_parts",
            "ex06_4": "grow_or_preempt", "ex06_5": "admit_under_budget",
-           "ex06_6": "pick_max_seqs", "ex06_8": "step_slots", "ex06_9": "ragged_mask",
-           "ex06_10": "prefix_hits", "ex06_11": "release_blocks"}
+           "ex06_6": "pick_max_seqs", "ex06_8": "BlockPool", "ex06_9": "ragged_mask",
+           "ex06_10": "prefix_hits"}
 
 
 # ---- ex06_1: one iteration: admit, run, retire -------------------------------------------
@@ -209,10 +210,10 @@ def check_ex06_2(obj, hidden: bool = False, ex: str = "ex06_2") -> None:
 def _grow_hint(a, b) -> str:
     if b.preempted > a.preempted:
         return ("You preempted more than needed: stop as soon as kv.can_grow(seq, n_tokens), "
-                "and take victims from the newest end, running[-1]")
+                "and take victims from the latest arrival, running[-1]")
     if b.preempted < a.preempted:
-        return "Keep preempting the newest running sequence while too few blocks are free"
-    return ("Preempt the NEWEST running sequence (running[-1]), not another one; return False "
+        return "Keep preempting the latest arrival (running[-1]) while too few blocks are free"
+    return ("Preempt the LATEST ARRIVAL among the running sequences (running[-1]), not another one; return False "
             "only when seq itself was preempted, True once kv.grow(seq, n_tokens) succeeded")
 
 

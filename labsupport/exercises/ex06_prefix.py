@@ -1,21 +1,16 @@
-"""Checks for notebook 06's prefix-cache exercises (re-exported by ``ex06``): ex06_10, the
-lookup along the hash chain, and ex06_11, releasing a sequence's blocks (reference counts,
-then the LRU queue of cached blocks). References: ``kvcache.cached_prefix`` and
-``kvcache.release``. Each check tries drawn cases directly, then plugs the function into the
-engine's ``BlockManager`` and replays shared-prefix workloads step by step
-(``scheduler_parts.compare``).
+"""Check for notebook 06's prefix-cache exercise (re-exported by ``ex06``): ex06_10, the
+lookup along the hash chain. Reference: ``kvcache.cached_prefix``. The check tries drawn
+caches directly, then plugs the function into the engine's ``BlockManager`` and replays
+shared-prefix workloads step by step (``scheduler_parts.compare``).
 """
 from __future__ import annotations
 
-import copy
-from collections import OrderedDict, deque
-
 import numpy as np
 
-from ..decoder.kvcache import block_names, cached_prefix, release
+from ..decoder.kvcache import block_names, cached_prefix
 from ..decoder.workload import shared_prefix_requests
 from .ex06_step import attempt
-from .guard import case_rng, exercise_check, require_callable, driver
+from .guard import case_rng, exercise_check, require_callable
 from .plain import describe, plain
 from .scheduler_parts import compare
 
@@ -110,81 +105,3 @@ def check_ex06_10(obj, hidden: bool = False) -> None:
         compare(ex, reqs, knobs, lambda a, b: "A sequence took other cached blocks than the "
                 "lab's lookup gives it", cache_hint="Check the lookup on shared prefixes",
                 lookup_fn=rule)
-
-
-# ---- ex06_11: releasing blocks: reference counts and the LRU queue --------------------------
-
-def _state(rng: np.random.Generator):
-    """A pool mid-run: held blocks (some shared), named ones, an LRU queue and a free pool."""
-    n = int(rng.integers(8, 20))
-    blocks = rng.permutation(n).tolist()
-    k_free, k_lru = int(rng.integers(0, 3)), int(rng.integers(0, 3))
-    free, lru, held = blocks[:k_free], blocks[k_free:k_free + k_lru], blocks[k_free + k_lru:]
-    ref = [0] * n
-    for b in held:
-        ref[b] = int(rng.choice([1, 1, 2, 3]))
-    named = {b for b in held + lru if rng.random() < 0.6}
-    table = [b for b in held if rng.random() < 0.7] or held[:1]
-    return table, ref, named, OrderedDict((b, None) for b in lru), deque(free)
-
-
-def _release_hint(table, ref0, named, got, want) -> str:
-    g_ref, g_lru, g_free = got
-    w_ref, w_lru, w_free = want
-    if g_ref != w_ref:
-        if all(g_ref[b] == ref0[b] for b in table):
-            return "each block of the table loses one reference: ref[block] -= 1"
-        return "subtract exactly one reference per block of the table"
-    if set(g_lru) == set(w_lru) and set(g_free) == set(w_free):
-        return ("release the LAST block first (reversed(block_table)): the tail of a "
-                "sequence joins the LRU queue before its prefix, so it is evicted first")
-    back = [b for b in table if w_ref[b] == 0]
-    if any(b in g_free or b in g_lru for b in table if w_ref[b] > 0):
-        return ("a block another sequence still holds (ref > 0 after the release) stays "
-                "where it is: only a block whose count reaches 0 leaves")
-    if any(b in g_free for b in back if b in named):
-        return ("a named (cached) block keeps its K/V: append it to the end of evictable, "
-                "so a later request with the same prefix can still find it")
-    if any(b in g_lru for b in back if b not in named):
-        return ("a block with no name can never be found again: return it to free, not to "
-                "the LRU queue")
-    return ("for each block, last first: ref -= 1; at 0, named -> end of evictable, else "
-            "-> end of free")
-
-
-def _released(ex: str, obj, table, ref, named, evictable, free, what: str) -> tuple:
-    """Beside the student's code: their release on the pool, and what it left in ``ref``,
-    ``evictable`` and ``free`` (as lists, for the judge)."""
-    attempt(ex, obj, table, ref, named, evictable, free, what=what)
-    return list(ref), list(evictable), list(free)
-
-
-@exercise_check("ex06_11")
-def check_ex06_11(obj, hidden: bool = False) -> None:
-    """``obj(block_table, ref, named, evictable, free)``: updates ``ref``, ``evictable``
-    (an OrderedDict, LRU first) and ``free`` (a deque) in place."""
-    ex = "ex06_11"
-    require_callable(ex, obj, "release_blocks")
-    rng = case_rng(ex, hidden)
-    for _ in range(30 if hidden else 8):
-        table, ref, named, lru, free = _state(rng)
-        want = copy.deepcopy((ref, lru, free))
-        release(list(table), *want[:1], set(named), *want[1:])
-        got = copy.deepcopy((ref, lru, free))
-        call = (f"release_blocks({table}, ref={ref}, named={sorted(named)}, "
-                f"evictable={list(lru)}, free={list(free)})")
-        left = driver(ex, _released, ex, obj, list(table), got[0], set(named), got[1],
-                       got[2], f"on {call}")
-        as_lists = [tuple(plain(ex, list(x), "what you left in ref, evictable, free")
-                          for x in state) for state in (left, want)]
-        if as_lists[0] != as_lists[1]:
-            raise AssertionError(
-                f"{ex}: {call} left ref={as_lists[0][0]}, evictable={as_lists[0][1]}, "
-                f"free={as_lists[0][2]}; want ref={as_lists[1][0]}, evictable="
-                f"{as_lists[1][1]}, free={as_lists[1][2]}. "
-                f"{_release_hint(table, ref, named, as_lists[0], as_lists[1])}")
-    for reqs, knobs in _workloads(rng, 2 if hidden else 1):
-        compare(ex, reqs, knobs, lambda a, b: "Blocks went back to another place (free, "
-                "evictable) or in another order than the lab's release puts them",
-                cache_hint="Named blocks join the END of evictable, last block first",
-                release_fn=lambda *args: attempt(ex, obj, *args))

@@ -1,6 +1,7 @@
-"""Let a notebook's later demo cells run when an exercise is not solved yet: use the
-student's answer when its (visible) check passes, else the lab's own implementation, with a
-one-line note. Grading is unaffected: the graded test cells still check the student's code.
+"""Let a notebook's later demo cells run the student's own code: the student's answer when
+its (visible) check passes, else the lab's own implementation; either way a one-line note
+says whose code the demo runs. Grading is unaffected: the graded test cells still check the
+student's code.
 
     Early = solved_or_lab("ex02_2", lambda: EarlyBatcher)
 """
@@ -114,6 +115,11 @@ LAB: dict[str, Callable[[], Any]] = {  # exercise id -> the lab's own answer
     "ex05_6": _ref("decoder.roofline", "crossover_batch"),
     "ex06_7": _ref("exercises.ex06_speedup", "speedup_ref"),
     "ex06_9": _ref("decoder.ragged", "packed_mask"),
+    "ex06_8": _ref("decoder.blockpool", "RefCountedPool"),
+    "ex06_4": _ref("decoder.rules", "grow_or_preempt"),
+    "ex06_2": _ref("decoder.rules", "kv_admission"),
+    "ex06_5": _ref("decoder.rules", "admit_waiting"),
+    "ex06_10": _ref("decoder.kvcache", "cached_prefix"),
     "ex06_6": lambda: pick_max_seqs,
 }
 
@@ -135,9 +141,12 @@ def is_solved(ex_id: str, get: Callable[[], Any]) -> tuple[bool, Any]:
 
 
 def solved_or_lab(ex_id: str, get: Callable[[], Any], lab: Any = None) -> Any:
-    """The student's answer if solved, else the lab's (``lab`` or ``LAB[ex_id]()``)."""
+    """The student's answer if solved, else the lab's (``lab`` or ``LAB[ex_id]()``); prints
+    which one the demo runs."""
     ok, obj = is_solved(ex_id, get)
     if ok:
+        print(f"using your {getattr(obj, '__name__', type(obj).__name__)}: {ex_id} passes "
+              "its checks")
         return obj
     lab = LAB[ex_id]() if lab is None else lab
     print(f"using the lab's {getattr(lab, '__name__', type(lab).__name__)}: "

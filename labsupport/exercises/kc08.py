@@ -1,4 +1,4 @@
-"""Checks behind notebook 08, the knowledge check (items ``kc08_01`` … ``kc08_36``;
+"""Checks behind notebook 08, the knowledge check (items ``kc08_01`` … ``kc08_38``;
 25 and 26 are discussions, marked by hand).
 
 This module holds no answer. ``FORM`` says what form each item's answer takes (a letter, a
@@ -75,6 +75,9 @@ FORM: dict[str, Form] = {
     "kc08_34": Form("number", 2, digits=0, where="notebook 05 (the KV budget; ex05_4)"),
     "kc08_35": Form("mc", 2, "abc",
                     where="notebook 06 (answers end before their cap: reserve or on demand?)"),
+    "kc08_37": Form("mc", 6, "abc", where="notebooks 05 and 06 (goodput against throughput; "
+                    "ex06_6)"),
+    "kc08_38": Form("mc", 2, "abc", where="notebook 06 (where continuous batching does not win)"),
     # the lesson's last item: where the course goes next
     "kc08_36": Form("short", 1, where="notebook 00 (where this lab sits in the course)"),
 }

@@ -1,7 +1,7 @@
 """The machinery behind notebook 06's scheduler-part checks (ex06_4, ex06_5 in ``ex06``;
-ex06_10, ex06_11 in ``ex06_prefix``): the student's rule is plugged into the real
-``Scheduler`` (``grow_fn`` / ``admit_fn``) or its ``BlockManager`` (``lookup_fn`` /
-``release_fn``) and the engine replays workloads on the step simulator's clock; every step
+ex06_10 in ``ex06_prefix``): the student's rule is plugged into the real
+``Scheduler`` (``grow_fn`` / ``admit_fn``) or its ``BlockManager`` (``lookup_fn``) and the
+engine replays workloads on the step simulator's clock; every step
 must match the engine with the lab's own rule, and the message names the first step that
 differs."""
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .plain import plain
 COST = StepCost(fixed_ms=1.0, per_seq_ms=0.1, per_token_ms=0.01, per_kv_ms=0.001)
 
 
-KV_RULES = ("lookup_fn", "release_fn")  # rules that live on the BlockManager
+KV_RULES = ("lookup_fn",)  # rules that live on the BlockManager
 
 
 def _requests(seed: int, n: int, max_prompt: int, max_out: int) -> list[Request]:

@@ -24,20 +24,18 @@ def pick(rows, slo_ttft_ms: float, slo_tpot_ms: float) -> int | None:
     return min(ok, key=lambda r: (-r["goodput_rps"], r["max_seqs"]))["max_seqs"]
 
 
-def machine_slo(rows, ref_max_seqs: int = 8, ttft_headroom: float = 1.5,
-                tpot_headroom: float = 1.25) -> dict:
-    """SLOs this machine can keep, from its own sweep: the p99 TTFT and p99 TPOT that
-    ``ref_max_seqs`` places reach, with headroom (× ≥ 1). The reference row meets both, so
-    ``pick`` finds a ``max_seqs`` on a fast machine and on a slow one alike; which one has
-    the most goodput is still the sweep's to say."""
-    ref = next((r for r in rows if r["max_seqs"] == ref_max_seqs), None)
-    if ref is None:
-        raise ValueError(f"ref_max_seqs={ref_max_seqs} is not a row of the sweep "
-                         f"(rows: {sorted(r['max_seqs'] for r in rows)})")
-    for name, h in (("ttft_headroom", ttft_headroom), ("tpot_headroom", tpot_headroom)):
-        check_float(name, h, 1.0)
-    return {"slo_ttft_ms": ttft_headroom * ref["ttft_p99_ms"],
-            "slo_tpot_ms": tpot_headroom * ref["tpot_p99_ms"]}
+def step_slo(steps, ttft_steps: float = 100.0, tpot_steps: float = 0.7) -> dict:
+    """SLOs in steps, set apart from any pick: ``ttft_steps`` and ``tpot_steps`` (> 0) times
+    the median ``ms`` of ``steps`` (a reference run's ``StepRecord``s, e.g. a backlog with
+    every place full). A faster or busier machine moves the milliseconds, not the promise
+    in steps; which ``max_seqs`` keeps it, if any, is the sweep's to say."""
+    ms = sorted(float(st.ms) for st in steps)
+    if not ms:
+        raise ValueError("steps must hold at least one step of the reference run, got none")
+    for name, k in (("ttft_steps", ttft_steps), ("tpot_steps", tpot_steps)):
+        check_float(name, k, 0.0, lo_open=True)
+    unit = float(np.median(ms))
+    return {"slo_ttft_ms": ttft_steps * unit, "slo_tpot_ms": tpot_steps * unit}
 
 
 def row(m: int, goodput: float, ttft: float, tpot: float, tps: float) -> dict:

@@ -18,8 +18,8 @@ BUGS = {"05_decode_basics": {"ex05_4": "no_gqa", "ex05_5": "tpot_over_n",
         "06_continuous_decoder": {"ex06_1": "never_frees", "ex06_2": "admits_past_budget",
                                   "ex06_4": "oldest_victim", "ex06_5": "no_chunking",
                                   "ex06_6": "ignores_tpot", "ex06_7": "span",
-                                  "ex06_8": "contiguous", "ex06_9": "one_causal_row",
-                                  "ex06_10": "unchained", "ex06_11": "forgets_names"}}
+                                  "ex06_8": "shared_write", "ex06_9": "one_causal_row",
+                                  "ex06_10": "unchained"}}
 pytestmark = pytest.mark.slow
 
 

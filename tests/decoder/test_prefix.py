@@ -143,13 +143,3 @@ def test_a_lookup_that_returns_other_blocks_is_refused():
     kv.lookup_fn = lambda tokens, bs, by_name: [a.block_table[1]]   # the wrong block
     with pytest.raises(ValueError, match="not the cached blocks"):
         kv.prefix_hits(DecodeSequence(1, list(range(9)), 2))
-
-
-def test_a_release_that_loses_a_block_is_refused():
-    from labsupport.decoder import KVBudgetExceeded
-    kv = BlockManager(8, block_size=4)
-    a = DecodeSequence(0, list(range(10)), 5)
-    kv.grow(a, 10)
-    kv.release_fn = lambda table, ref, named, lru, free: [ref.__setitem__(b, 0) for b in table]
-    with pytest.raises(KVBudgetExceeded, match="lost or duplicated"):
-        kv.free(a)
