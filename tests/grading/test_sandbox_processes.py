@@ -93,3 +93,27 @@ def test_trusted_pass_stops_processes_threads_and_foreign_calls(name, want):
                         _test_source(case.target))
     status, message, _ = trusted.run_items([item], timeout_s=10)[item.grade_id]
     assert status == want, (status, message)
+
+
+@pytest.mark.slow
+def test_the_rules_hold_in_the_grading_box(tmp_path):
+    """The same rules in a namespaces box as the pipeline opens one (root): the honest
+    answer passes, a fork and a foreign call are marked."""
+    from labsupport.grading.sandbox import Sandbox, namespaces_available
+    ok, why = namespaces_available()
+    if not ok:
+        pytest.skip(why)
+    items = [trusted.Item("ex03_2_test", cellcode.python_source(adapters.cell("ex03_2").source),
+                          _test_source("ex03_2"))]
+    for name in ("proc_fork_devnull", "proc_ctypes_fork"):
+        case = hostile_cases.case(HOSTILE / f"{name}.py")
+        items.append(trusted.Item(f"{case.target}_test", cellcode.python_source(case.source),
+                                  _test_source(case.target)))
+    got = []
+    for item in items:  # one box per notebook, as the pipeline does
+        box = Sandbox(mode="namespaces").open(tmp_path)
+        try:
+            got.append(trusted.run_items([item], timeout_s=20, run=box.run)[item.grade_id][0])
+        finally:
+            box.close()
+    assert got == ["pass", "tampered", "tampered"], got
