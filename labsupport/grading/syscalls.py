@@ -7,8 +7,9 @@ The kernel enforces it, whatever the Python objects of the child hold:
   ``CLONE_THREAD`` kill the child at once (``SIGSYS``); the helper marks the item as
   tampering (``KILLED_BY``). ``clone3`` answers ``ENOSYS`` (its flags sit in memory a filter
   cannot read), so the C library falls back to ``clone``, whose flags it reads. Threads
-  stay: the lab's own checks run a batcher under test in a thread (virtual clock), and the
-  tripwire traces every thread.
+  stay: ex02_5 asks for a threaded batcher, the checks run a batcher in a thread (virtual
+  clock), and the tripwire traces every thread. (A zero ``RLIMIT_NPROC`` would stop threads
+  too: Linux counts them as processes of the uid.)
 - **the result channel stays where it is**: closing, duplicating or replacing its
   descriptor (``close``, ``dup``, ``dup2``/``dup3`` onto or from it, any ``fcntl`` or ``ioctl``
   on it (``F_DUPFD``, non-blocking), ``close_range`` over it) kills the child, so a message the grader sent the moment it
