@@ -16,6 +16,8 @@ The kernel enforces it, whatever the Python objects of the child hold:
   happened (a reference hit, a tampering) always reaches the helper, and nothing can point
   the channel elsewhere; a frame the student's code writes itself is no more than a value
   its function returned (the judge checks it like any other).
+- **no signal to another process** (the helper that judges it, above all): ``kill`` and
+  its kin only for its own pid.
 - **no way around the box**: ``ptrace``, ``process_vm_writev``, mounts, namespaces,
   ``bpf``, ``memfd_create`` (code to load from memory), ``userfaultfd``, ``io_uring``.
 
@@ -25,13 +27,14 @@ The kernel enforces it, whatever the Python objects of the child hold:
 from __future__ import annotations
 
 import errno
+import os
 import signal
 
 KILLED_BY = signal.SIGSYS  # a child ended by this signal broke one of the rules above
 
 CLONE_THREAD = 0x00010000
 NO_PROCESS = ("fork", "vfork", "execve", "execveat")
-NO_ESCAPE = ("ptrace", "process_vm_writev", "process_vm_readv", "mount", "umount2", "unshare",
+NO_ESCAPE = ("tkill", "pidfd_open", "pidfd_send_signal", "ptrace", "process_vm_writev", "process_vm_readv", "mount", "umount2", "unshare",
              "setns", "pivot_root", "chroot", "bpf", "memfd_create", "userfaultfd",
              "io_uring_setup", "open_tree", "move_mount", "fsopen", "fsmount", "fspick",
              "mount_setattr", "kcmp", "pidfd_getfd", "personality")
@@ -53,6 +56,9 @@ def load(channel: int) -> None:
     for name in NO_PROCESS + NO_ESCAPE:
         f.add_rule(kill, name)
     f.add_rule(kill, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
+    me = os.getpid()
+    for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):  # only itself
+        f.add_rule(kill, name, sc.Arg(0, sc.NE, me))
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     f.add_rule(kill, "close", sc.Arg(0, sc.EQ, channel))
     f.add_rule(kill, "dup", sc.Arg(0, sc.EQ, channel))

@@ -1,6 +1,6 @@
 """The trusted child's process rules (``labsupport.grading.syscalls``), enforced by the
 kernel: a student's function cannot start a process (fork, spawn, exec, a multiprocessing
-pool, libc's fork through ctypes) nor close, duplicate or redirect the result channel; a
+pool, libc's fork through ctypes) nor close, duplicate or redirect the result channel, nor signal another process; a
 thread may start (the checks need one) and is traced. Then each ``hostile/proc_*.py``
 submission, through the trusted pass alone: none passes, and each is flagged as it should
 be (the audit flags them too: ``tests/grading/test_audit.py``; the whole class is graded
@@ -49,9 +49,10 @@ def _thread(channel):
     t.join()
 
 
-def test_threads_and_writes_are_allowed():
+def test_threads_writes_and_own_signals_are_allowed():
     assert _in_filtered_child(_thread) == (0, b"t:ok")
     assert _in_filtered_child(lambda w: os.write(w, b"x")) == (0, b"xok")
+    assert _in_filtered_child(lambda w: os.kill(os.getpid(), 0)) == (0, b"ok")
 
 
 @pytest.mark.parametrize("action", [
@@ -68,8 +69,11 @@ def test_threads_and_writes_are_allowed():
     lambda w: os.dup2(os.open(os.devnull, os.O_WRONLY), w),
     lambda w: os.closerange(3, 1000),
     lambda w: os.set_blocking(w, False),
+    lambda w: os.kill(os.getppid(), 0),
+    lambda w: os.kill(-1, 0),  # signal 0: harmless if the filter ever failed to load
 ], ids=["fork", "attrgetter", "posix_spawn", "subprocess", "multiprocessing", "ctypes_fork",
-        "raw_clone", "exec", "close", "dup", "dup2", "closerange", "nonblocking"])
+        "raw_clone", "exec", "close", "dup", "dup2", "closerange", "nonblocking",
+        "signal_parent", "signal_all"])
 def test_new_processes_and_a_moved_channel_are_killed(action):
     code, data = _in_filtered_child(action)
     assert syscalls.broke_rules(code) and data == b"", (code, data)
