@@ -1,7 +1,7 @@
 """The trusted child's process rules (``labsupport.grading.syscalls``), enforced by the
 kernel: a student's function cannot start a process (fork, spawn, exec, a multiprocessing
-pool, libc's fork through ctypes) nor close, duplicate or redirect the result channel, nor signal another process; a
-thread may start (the checks need one) and is traced. Then each ``hostile/proc_*.py``
+pool, libc's fork through ctypes), close, duplicate or redirect the result channel, or
+signal another process; a thread may start (the checks need one) and is traced. Then each ``hostile/proc_*.py``
 submission, through the trusted pass alone: none passes, and each is flagged as it should
 be (the audit flags them too: ``tests/grading/test_audit.py``; the whole class is graded
 through nbgrader in ``tests/grading/test_hostile.py``)."""
