@@ -11,11 +11,12 @@ The kernel enforces it, whatever the Python objects of the child hold:
   clock), and the tripwire traces every thread. (A zero ``RLIMIT_NPROC`` would stop threads
   too: Linux counts them as processes of the uid.)
 - **the result channel stays where it is**: closing, duplicating or replacing its
-  descriptor (``close``, ``dup``, ``dup2``/``dup3`` onto or from it, any ``fcntl`` or ``ioctl``
-  on it (``F_DUPFD``, non-blocking), ``close_range`` over it) kills the child, so a message the grader sent the moment it
-  happened (a reference hit, a tampering) always reaches the helper, and nothing can point
-  the channel elsewhere; a frame the student's code writes itself is no more than a value
-  its function returned (the judge checks it like any other).
+  descriptor (``close``, ``dup``, ``dup2``/``dup3`` onto or from it, any ``fcntl`` or
+  ``ioctl`` on it (``F_DUPFD``, non-blocking), ``close_range`` over it) kills the child, so
+  a message the grader sent the moment it happened (a reference hit, a tampering) always
+  reaches the helper, and nothing can point the channel elsewhere; a frame the student's
+  code writes itself is no more than a value its function returned (the judge checks it
+  like any other).
 - **no signal to another process** (the helper that judges it, above all): ``kill`` and
   its kin only for its own pid.
 - **no way around the box**: ``ptrace``, ``process_vm_writev``, mounts, namespaces,
@@ -35,10 +36,11 @@ KILLED_BY = signal.SIGSYS  # a child ended by this signal broke one of the rules
 
 CLONE_THREAD = 0x00010000
 NO_PROCESS = ("fork", "vfork", "execve", "execveat")
-NO_ESCAPE = ("tkill", "pidfd_open", "pidfd_send_signal", "ptrace", "process_vm_writev", "process_vm_readv", "mount", "umount2", "unshare",
-             "setns", "pivot_root", "chroot", "bpf", "memfd_create", "userfaultfd",
-             "io_uring_setup", "open_tree", "move_mount", "fsopen", "fsmount", "fspick",
-             "mount_setattr", "kcmp", "pidfd_getfd", "personality")
+NO_ESCAPE = ("tkill", "pidfd_open", "pidfd_send_signal", "ptrace", "process_vm_writev",
+             "process_vm_readv", "mount", "umount2", "unshare", "setns", "pivot_root",
+             "chroot", "bpf", "memfd_create", "userfaultfd", "io_uring_setup", "open_tree",
+             "move_mount", "fsopen", "fsmount", "fspick", "mount_setattr", "kcmp",
+             "pidfd_getfd", "personality")
 
 
 def prepare():
