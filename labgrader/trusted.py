@@ -43,6 +43,7 @@ from typing import Callable
 
 from labsupport.exercises.guard import Tampered
 
+from . import syscalls
 from .fingerprint import Watch, changed, fingerprint
 
 
@@ -107,6 +108,7 @@ def _child(item: Item, fd: int) -> None:
     tape = guard.TAPE = Tape()
     guard.ON_LIMIT = lambda message: (_send(fd, {"kind": "limit", "message": message}), os._exit(0))
     watch = Watch(wire_, guard, check_module(answer_id))
+    syscalls.load(fd)  # from here on the kernel stops a new process or a moved channel
     _guard_tracing(fd, guard, tripwire)
     wire_.cover_raw_threads()
     before = fingerprint()
@@ -135,17 +137,31 @@ def _child(item: Item, fd: int) -> None:
     os._exit(0)
 
 
+FOREIGN = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle",
+                     "ctypes.call_function", "ctypes.cdata", "ctypes.addressof",
+                     "ctypes.string_at", "ctypes.wstring_at"})  # foreign calls, raw memory
+
+
 def _guard_tracing(fd: int, guard, tripwire) -> None:
     """An audit hook (it cannot be removed): ``sys.settrace`` or ``sys.setprofile`` called
     from anywhere but the tripwire, the step limit and a new thread's start (the calls that
     put the tripwire's tracer in place) switches the tripwire off, so the judge hears of it
-    at once and the item is marked as tampering."""
+    at once and the item is marked as tampering. A foreign-function call or raw memory
+    access (``ctypes``: ``FOREIGN``) is refused (the hook raises before it happens) and
+    marks the item too. (New processes: ``syscalls``, enforced by the kernel.)"""
     import threading
     allowed = {tripwire.Tripwire.__call__.__wrapped__.__code__, guard.bounded.__code__,
                threading.Thread._bootstrap_inner.__code__, tripwire._run_traced.__code__}
     getframe, told = sys._getframe, []
 
     def hook(event: str, args) -> None:
+        if event in FOREIGN:
+            try:
+                if not told:
+                    told.append(event)
+                    _send(fd, {"kind": "tamper", "what": f"a foreign-function call ({event})"})
+            finally:
+                raise Tampered(f"{event}: foreign-function calls are not allowed while grading")
         if event not in ("sys.settrace", "sys.setprofile") or told:
             return
         caller = getframe(1)
@@ -304,6 +320,9 @@ def _verdict(item: Item, data: bytes, timed_out: bool, exitcode, timeout_s: floa
     if hits:  # sent the moment the reference ran, before the student's code went on
         return "reference", ("the lab's own implementation ran while your code did: "
                              + ", ".join(hits))[:400], None
+    if syscalls.broke_rules(exitcode):  # the kernel's seccomp filter ended it
+        return "tampered", ("started a new process (fork, spawn, exec) or moved the grader's "
+                            "result channel: the system stopped it"), None
     limit = [str(m.get("message")) for m in msgs if m.get("kind") == "limit"]
     if limit:  # the step limit ended the child at once
         return "fail", ("TooManySteps: " + limit[0])[:500], None
@@ -321,6 +340,7 @@ def _verdict(item: Item, data: bytes, timed_out: bool, exitcode, timeout_s: floa
 def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple]:
     """In the helper process: import the checks once, one child per item, and judge each
     child's record here."""
+    syscalls.prepare()  # looks up its libraries with ldconfig: before any child
     preimport(items)
     _fix_secret()
     genuine = _genuine_checks()

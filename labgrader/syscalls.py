@@ -1,0 +1,89 @@
+"""The system calls a trusted child may not make once a student's code can run: a seccomp
+filter (libseccomp, through ``pyseccomp``) loaded by the child before the answer cell.
+
+The kernel enforces it, whatever the Python objects of the child hold:
+
+- **no new process**: ``fork``, ``vfork``, ``execve``, ``execveat`` and a ``clone`` without
+  ``CLONE_THREAD`` kill the child at once (``SIGSYS``); the helper marks the item as
+  tampering (``KILLED_BY``). ``clone3`` answers ``ENOSYS`` (its flags sit in memory a filter
+  cannot read), so the C library falls back to ``clone``, whose flags it reads. Threads
+  stay: ex02_5 asks for a threaded batcher, the checks run a batcher in a thread (virtual
+  clock), and the tripwire traces every thread. (A zero ``RLIMIT_NPROC`` would stop threads
+  too: Linux counts them as processes of the uid.)
+- **the result channel stays where it is**: closing, duplicating or replacing its
+  descriptor (``close``, ``dup``, ``dup2``/``dup3`` onto or from it, any ``fcntl`` or
+  ``ioctl`` on it (``F_DUPFD``, non-blocking), ``close_range`` over it) kills the child, so
+  a message the grader sent the moment it happened (a reference hit, a tampering) always
+  reaches the helper, and nothing can point the channel elsewhere; a frame the student's
+  code writes itself is no more than a value its function returned (the judge checks it
+  like any other).
+- **no signal to another process** (the helper that judges it, above all): ``kill`` and
+  its kin only for its own pid.
+- **no way around the box**: ``ptrace``, ``process_vm_writev``, mounts, namespaces,
+  ``bpf``, ``memfd_create`` (code to load from memory), ``userfaultfd``, ``io_uring``.
+
+``pyseccomp`` finds its libraries with ``ctypes.util.find_library``, which starts
+``ldconfig``: the helper imports it (``prepare``) before any child forks.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import sys
+
+KILLED_BY = signal.SIGSYS  # a child ended by this signal broke one of the rules above
+
+CLONE_THREAD = 0x00010000
+NO_PROCESS = ("fork", "vfork", "execve", "execveat")
+NO_ESCAPE = ("tkill", "pidfd_open", "pidfd_send_signal", "ptrace", "process_vm_writev",
+             "process_vm_readv", "mount", "umount2", "unshare", "setns", "pivot_root",
+             "chroot", "bpf", "memfd_create", "userfaultfd", "io_uring_setup", "open_tree",
+             "move_mount", "fsopen", "fsmount", "fspick", "mount_setattr", "kcmp",
+             "pidfd_getfd", "personality")
+
+
+def prepare():
+    """Import the binding (its libraries are looked up with ``ldconfig``: a new process).
+    Off Linux there is no seccomp (the sandbox is off there too, with a warning): None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import pyseccomp
+    except (ImportError, RuntimeError) as err:  # RuntimeError: libseccomp not found
+        raise RuntimeError(f"the trusted pass needs libseccomp and pyseccomp ({err}); "
+                           "pip install -r requirements.txt") from err
+    return pyseccomp
+
+
+def load(channel: int) -> None:
+    """Load the filter into this process (and every thread it starts); ``channel``: the
+    result pipe's descriptor, which may be written to but not closed, duplicated or
+    replaced. Cannot be undone: a filter only ever adds rules."""
+    sc = prepare()
+    if sc is None:
+        return
+    kill = sc.KILL_PROCESS
+    f = sc.SyscallFilter(sc.ALLOW)
+    for name in NO_PROCESS + NO_ESCAPE:
+        f.add_rule(kill, name)
+    f.add_rule(kill, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
+    me = os.getpid()
+    for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):  # only itself
+        f.add_rule(kill, name, sc.Arg(0, sc.NE, me))
+    f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    f.add_rule(kill, "close", sc.Arg(0, sc.EQ, channel))
+    f.add_rule(kill, "dup", sc.Arg(0, sc.EQ, channel))
+    for name in ("dup2", "dup3"):
+        f.add_rule(kill, name, sc.Arg(0, sc.EQ, channel))
+        f.add_rule(kill, name, sc.Arg(1, sc.EQ, channel))
+    for name in ("fcntl", "ioctl"):  # F_DUPFD; F_SETFL or FIONBIO: non-blocking
+        f.add_rule(kill, name, sc.Arg(0, sc.EQ, channel))
+    f.add_rule(kill, "close_range", sc.Arg(0, sc.LE, channel), sc.Arg(1, sc.GE, channel))
+    f.load()
+
+
+def broke_rules(exitcode: int | None) -> bool:
+    """Whether a child's exit code (``multiprocessing``: minus the signal) says the filter
+    killed it."""
+    return exitcode == -KILLED_BY

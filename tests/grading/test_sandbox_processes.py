@@ -1,0 +1,123 @@
+"""The trusted child's process rules (``labgrader.syscalls``), enforced by the
+kernel: a student's function cannot start a process (fork, spawn, exec, a multiprocessing
+pool, libc's fork through ctypes), close, duplicate or redirect the result channel, or
+signal another process; a thread may start (the checks need one) and is traced. Then each ``hostile/proc_*.py``
+submission, through the trusted pass alone: none passes, and each is flagged as it should
+be (the audit flags them too: ``tests/grading/test_audit.py``; the whole class is graded
+through nbgrader in ``tests/grading/test_hostile.py``)."""
+import ctypes
+import multiprocessing
+import operator
+import os
+import subprocess
+import threading
+
+import pytest
+
+import adapters
+import hostile_cases
+from labgrader import cellcode, syscalls, trusted
+
+HOSTILE = hostile_cases.HOSTILE
+
+
+def _in_filtered_child(action) -> tuple[int, bytes]:
+    """Run ``action(channel)`` in a forked child under the filter: (exit code, what it
+    wrote on the channel)."""
+    syscalls.prepare()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            syscalls.load(w)
+            action(w)
+            os.write(w, b"ok")
+        finally:
+            os._exit(0)
+    os.close(w)
+    data = b""
+    while chunk := os.read(r, 1024):
+        data += chunk
+    os.close(r)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), data
+
+
+def _thread(channel):
+    t = threading.Thread(target=os.write, args=(channel, b"t:"))
+    t.start()
+    t.join()
+
+
+def test_threads_writes_and_own_signals_are_allowed():
+    assert _in_filtered_child(_thread) == (0, b"t:ok")
+    assert _in_filtered_child(lambda w: os.write(w, b"x")) == (0, b"xok")
+    assert _in_filtered_child(lambda w: os.kill(os.getpid(), 0)) == (0, b"ok")
+
+
+@pytest.mark.parametrize("action", [
+    lambda w: os.fork(),
+    lambda w: operator.attrgetter("fork")(os)(),
+    lambda w: os.posix_spawn("/bin/true", ["true"], {}),
+    lambda w: subprocess.run(["/bin/true"]),
+    lambda w: multiprocessing.get_context("fork").Process(target=print).start(),
+    lambda w: ctypes.CDLL(None).fork(),
+    lambda w: ctypes.CDLL(None).syscall(56, 17, 0, 0, 0, 0),  # clone(SIGCHLD): a fork
+    lambda w: os.execv("/bin/true", ["true"]),
+    lambda w: os.close(w),
+    lambda w: os.dup(w),
+    lambda w: os.dup2(os.open(os.devnull, os.O_WRONLY), w),
+    lambda w: os.closerange(3, 1000),
+    lambda w: os.set_blocking(w, False),
+    lambda w: os.kill(os.getppid(), 0),
+    lambda w: os.kill(-1, 0),  # signal 0: harmless if the filter ever failed to load
+], ids=["fork", "attrgetter", "posix_spawn", "subprocess", "multiprocessing", "ctypes_fork",
+        "raw_clone", "exec", "close", "dup", "dup2", "closerange", "nonblocking",
+        "signal_parent", "signal_all"])
+def test_new_processes_and_a_moved_channel_are_killed(action):
+    code, data = _in_filtered_child(action)
+    assert syscalls.broke_rules(code) and data == b"", (code, data)
+
+
+def _test_source(ex_id: str) -> str:
+    name = adapters.target_name(ex_id)
+    return f"check_{ex_id}({name})\ncheck_{ex_id}({name}, hidden=True)\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, want", [
+    ("proc_fork_devnull", "tampered"), ("proc_fork_plain", "tampered"),
+    ("proc_spawn", "tampered"), ("proc_subprocess", "tampered"),
+    ("proc_multiprocessing", "tampered"), ("proc_ctypes_fork", "tampered"),
+    ("proc_ctypes_trace", "tampered"), ("proc_fd_redirect", "tampered"),
+    ("proc_thread_attrgetter", "reference"), ("proc_ref_by_path", "reference")])
+def test_trusted_pass_stops_processes_threads_and_foreign_calls(name, want):
+    case = hostile_cases.case(HOSTILE / f"{name}.py")
+    item = trusted.Item(f"{case.target}_test", cellcode.python_source(case.source),
+                        _test_source(case.target))
+    status, message, _ = trusted.run_items([item], timeout_s=10)[item.grade_id]
+    assert status == want, (status, message)
+
+
+@pytest.mark.slow
+def test_the_rules_hold_in_the_grading_box(tmp_path):
+    """The same rules in a namespaces box as the pipeline opens one (root): the honest
+    answer passes, a fork and a foreign call are marked."""
+    from labgrader.sandbox import Sandbox, namespaces_available
+    ok, why = namespaces_available()
+    if not ok:
+        pytest.skip(why)
+    items = [trusted.Item("ex03_2_test", cellcode.python_source(adapters.cell("ex03_2").source),
+                          _test_source("ex03_2"))]
+    for name in ("proc_fork_devnull", "proc_ctypes_fork"):
+        case = hostile_cases.case(HOSTILE / f"{name}.py")
+        items.append(trusted.Item(f"{case.target}_test", cellcode.python_source(case.source),
+                                  _test_source(case.target)))
+    got = []
+    for item in items:  # one box per notebook, as the pipeline does
+        box = Sandbox(mode="namespaces").open(tmp_path)
+        try:
+            got.append(trusted.run_items([item], timeout_s=20, run=box.run)[item.grade_id][0])
+        finally:
+            box.close()
+    assert got == ["pass", "tampered", "tampered"], got
