@@ -104,7 +104,10 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
         assert any(row[k] for k in review), (name, row)
 
 
-EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb"}  # they earn nothing
+EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb",  # they earn nothing
+                    # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
+                    "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
+                    "custom_exc_result", "meta_eq", "hidden_exc", "seed_print"}
 
 
 def test_which_attacks_are_flagged(graded):
