@@ -175,7 +175,7 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
     if not course.preflight(sorted({a for _, a in pairs})):
         return False
     sealed = seal.session(course.root)
-    overrides = {f"{cls}.{k}": v for cls in ("Execute", "Sandbox")  # the course's, to each job
+    overrides = {f"{cls}.{k}": v for cls in ("Execute", "TrustedChecks", "Sandbox")  # to each job
                  for k, v in course.cfg.get(cls, {}).items()}
     overrides["Sandbox.mode"] = mode
     main_db = course.coursedir.db_url

@@ -4,7 +4,8 @@
 as one pseudo-student of a private copy of the course — same configuration, same sandbox,
 same run's hidden cases — and grades them with the lab's pipeline (nbgrader's API, one
 assignment after another).
-Every auto-graded item must get full marks, unflagged; otherwise ``PreflightFailed`` names
+Every auto-graded item must get full marks (a review flag alone, e.g. a slow kernel cell
+killed at the timeout, does not stop grading); otherwise ``PreflightFailed`` names
 each item and what went wrong, before a single student's grade is written. A grading
 environment that cannot run the lab (the package not importable in the box, a venv outside
 the folders the box shows, a kernel that does not start) fails here, instead of recording 0
@@ -14,6 +15,7 @@ rest of the process.
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import shutil
 import tempfile
@@ -30,7 +32,6 @@ class PreflightFailed(RuntimeError):
 def check(course, assignments: list[str]) -> None:
     """Grade the solutions of ``assignments`` in ``course``'s sandbox; ``PreflightFailed``
     unless every auto-graded item gets full marks."""
-    from traitlets.config import Config
     from .sandbox import Sandbox
     mode = Sandbox(config=course.cfg).resolved_mode()
     todo = [a for a in sorted(set(assignments)) if (str(course.root), a, mode) not in _PASSED
@@ -38,7 +39,7 @@ def check(course, assignments: list[str]) -> None:
     if not todo:
         return
     with tempfile.TemporaryDirectory(prefix="labsupport-preflight-") as tmp:
-        cfg = Config(course.cfg)
+        cfg = copy.deepcopy(course.cfg)  # a copy all the way down: the course's stays as is
         cfg.CourseDirectory.root = tmp
         cfg.CourseDirectory.db_url = f"sqlite:///{Path(tmp) / 'gradebook.db'}"
         mirror = type(course)(cfg)
@@ -91,7 +92,7 @@ def _problems(mirror, assignments: list[str]) -> list[str]:
                 for g in sorted(nb.grades, key=lambda g: g.name):
                     if g.cell.cell_type != "code":
                         continue  # a written answer: a trainer grades it
-                    if g.auto_score is None or g.auto_score < g.max_score or g.needs_manual_grade:
+                    if g.auto_score is None or g.auto_score < g.max_score:  # a flag alone: no stop
                         reason = (why.get(g.name) or comments.get(g.name.removesuffix("_test"))
                                   or "no verdict (the notebook was not graded)")
                         out.append(f"{a}/{nb.name} {g.name.removesuffix('_test')}: "
