@@ -13,7 +13,9 @@ pipeline: sandbox, autograde mode, trusted pass, audit) grades them all. Measure
 - ``--full-only``: one student, one assignment after another, with each notebook's
   slowest cells (nbclient's timestamps) — where grading time goes.
 
-Prints JSON, with the load average around each run (a busy machine is slower).
+Grading starts with the preflight (``grading.preflight``: the solutions graded first, in
+the same sandbox); a run where a solution does not get every auto-graded point is never
+``"ok": true``. Prints JSON, with the load average around each run (a busy machine is slower).
 Goals: a class of 6 <= 360 s with the sandbox, overhead <= 20 %; 30 students <= 15 min.
 """
 from __future__ import annotations
@@ -89,6 +91,13 @@ def _scores(course, students: list[str]) -> dict[str, float]:
     return out
 
 
+def _auto_max(course) -> float:
+    """The points of every auto-graded (code) item of the graded assignments."""
+    from nbgrader.api import Gradebook
+    with Gradebook(course.coursedir.db_url) as gb:
+        return float(sum(gb.find_assignment(a).max_code_score for a in _graded(course)))
+
+
 def cell_times(folder: Path) -> list[dict]:
     """Every code cell of the autograded notebooks in ``folder``, slowest first (seconds,
     from the ``execution`` metadata nbclient records: execute_input to execute_reply)."""
@@ -161,6 +170,7 @@ def side_by_side(students: int, jobs: int, names: list[str] | None) -> dict:
         runs = [(mode, half) for mode, half in (("auto", 0), ("off", 0), ("off", 1), ("auto", 1))
                 if halves[half]]
         got = [(mode, grade_class(course, halves[half], jobs, mode)) for mode, half in runs]
+        auto = _auto_max(course)
     side = {}
     for key in ("auto", "off"):
         parts = [r for m, r in got if m == key]
@@ -170,14 +180,16 @@ def side_by_side(students: int, jobs: int, names: list[str] | None) -> dict:
                 per.setdefault(a, {"median": [], "max": []})
                 per[a]["median"].append(v["median"])
                 per[a]["max"].append(v["max"])
+        scores = {s: v for r in parts for s, v in r["scores"].items()}
         side[key] = {"sandbox": parts[0]["sandbox"], "wall_s": round(sum(r["wall_s"] for r in parts), 1),
-                     "ok": all(r["ok"] for r in parts), "notebooks": sum(r["notebooks"] for r in parts),
+                     "ok": all(r["ok"] for r in parts) and min(scores.values()) >= auto,
+                     "notebooks": sum(r["notebooks"] for r in parts),
                      "per_notebook_s": {a: {"median": round(statistics.mean(v["median"]), 2),
                                             "max": max(v["max"])} for a, v in per.items()},
                      "notebook_s_total": round(sum(r["notebook_s_total"] for r in parts), 1),
                      "halves": [{k: r[k] for k in ("wall_s", "loadavg_before", "loadavg_after")}
                                 for r in parts],
-                     "scores": {s: v for r in parts for s, v in r["scores"].items()}}
+                     "scores": scores}
     on, off = side["auto"], side["off"]
     overhead = on["wall_s"] / off["wall_s"] - 1
     a, b = on.pop("scores"), off.pop("scores")
@@ -202,9 +214,14 @@ def big_class(students: int, jobs: int, names: list[str] | None) -> dict:
             _submit(course, s, "partial")
         on = grade_class(course, full + part, jobs, "auto")
         top = sum(course.max_score(a) for a in _graded(course))
+        auto = _auto_max(course)
     scores = on.pop("scores")
+    short = sorted(s for s in full if scores.get(s, 0.0) < auto)
+    if short:  # a solution below full marks: the grading environment is broken, never "ok"
+        on["ok"] = False
+        on.setdefault("failures", []).append(f"solutions below {auto:g} auto points: {short}")
     return {"students": students, "solutions": len(full), "partial": len(part), "jobs": jobs,
-            **on, "max_score": top,  # written answers (manual points) count in max_score
+            **on, "max_score": top, "auto_max_score": auto,  # max_score counts written answers
             "solution_scores": sorted({scores[s] for s in full}),
             "partial_scores": sorted({scores[s] for s in part}), "goal_s": GOAL_CLASS30_S,
             "meets_goal": on["wall_s"] <= GOAL_CLASS30_S and on["ok"]}

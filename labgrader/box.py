@@ -25,8 +25,8 @@ MARKER = "LAB_SANDBOX_BOX"  # environment variable naming the box a process belo
 ENV_KEEP = ["PATH", "PYTHONPATH", "LANG", "LANGUAGE", "TZ", "TERM", "MPLBACKEND",
             "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TOKENIZERS_PARALLELISM",
             "HF_HUB_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS", "TRANSFORMERS_OFFLINE",
-            "LAB_AUTOGRADE", "LAB_GRADER_SEED", "LAB_DEVICE", "LAB_TRACE", "LAB_SHARED_DATA",
-            "LC_"]  # a trailing _ keeps the prefix; never the grader's tokens or key (LAB_KEYS_DIR)
+            "LAB_AUTOGRADE", "LAB_DEVICE", "LAB_TRACE", "LAB_SHARED_DATA",
+            "LC_"]  # a trailing _ keeps the prefix; never the grader's tokens, key (LAB_KEYS_DIR) or seed
 
 
 def _stat(pid: int) -> list[str]:

@@ -115,14 +115,19 @@ class Course:
 
     def autograde(self, assignment: str | None = None, students: list[str] | None = None) -> bool:
         """Autograde every submission (of ``assignment``, by ``students``); nbgrader's own
-        pipeline, each notebook in its sandbox. Prints each submission's flagged items; stops
-        (False) when the package seal breaks."""
+        pipeline, each notebook in its sandbox, after the solutions got full marks there
+        (``preflight``). Prints each submission's flagged items; stops (False) when the
+        preflight fails or the package seal breaks."""
         from . import review, seal
+        from .seed import grader_env
+        grader_env()  # one seed for the whole run, preflight included
         pairs = self.to_autograde(assignment, students)
         if not pairs:
             return False
         ok, pairs = self.prepare_autograde(pairs)
         self.announce_sandbox()
+        if not self.preflight(sorted({a for _, a in pairs})):
+            return False
         sealed = seal.session(self.root)
         for student, a in pairs:
             ok &= self._run(f"autograde {a} {student}", self.api.autograde, a, student)
@@ -151,6 +156,19 @@ class Course:
             print(f"WARNING: sandbox off{why}: student code runs as you, with your rights",
                   file=sys.stderr)
         return mode
+
+    def preflight(self, assignments: list[str]) -> bool:
+        """Grade the solutions of ``assignments`` first, in the same sandbox
+        (``preflight.check``); False, with the items and why, unless they get full marks."""
+        from .preflight import PreflightFailed, check
+        try:
+            check(self, assignments)
+        except PreflightFailed as err:
+            print(f"FAIL {err}", file=sys.stderr)
+            return False
+        if assignments:
+            print(f"ok   preflight: the solutions of {', '.join(assignments)} get full marks")
+        return True
 
     def prepare_autograde(self, pairs: list[tuple[str, str]]) -> tuple[bool, list[tuple[str, str]]]:
         """Teach the gradebook unknown assignments; drop those without points to win."""

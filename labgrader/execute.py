@@ -18,6 +18,7 @@ from labsupport.shellwait import SlicedWait
 from . import demos, seal
 from .kernel import BoxedKernelManager
 from .sandbox import Sandbox
+from .seed import notebook_exercises
 from .statuses import EVENTS, cell_events, message_size
 
 
@@ -38,8 +39,9 @@ class AutogradeExecute(SlicedWait, Execute):
     The kernel runs in a fresh ``box.Box`` per notebook (``c.Sandbox``: namespaces and a
     grading user as root, plain rlimits otherwise; ``mode='off'`` runs it as you). Its
     environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``): demos and
-    measurements run short and no cell waits on a frontend; and this grading run's
-    ``LAB_GRADER_SEED`` (``seed``), from which the hidden cases are drawn. Code cells that no graded cell
+    measurements run short and no cell waits on a frontend; the keys of the
+    notebook's hidden cases, never the run's seed (``seed``). Its test cells decide nothing:
+    ``pipeline.TrustedChecks`` replaces their outputs with the judge's verdict. Code cells that no graded cell
     depends on are not run at all (``skip_demos``; ``demos.demo_cells``): they get a one-line
     note instead of outputs. When a cell kills the kernel (``os._exit``, out of memory),
     that cell gets an error, a fresh kernel replays the cells before it (their outputs
@@ -48,6 +50,7 @@ class AutogradeExecute(SlicedWait, Execute):
     """
 
     box = None  # this notebook's sandbox.Box while it runs
+    _exercises: list = []  # the notebook's exercise ids (its kernel gets their hidden keys)
     max_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
     skip_demos = Bool(True, help="leave out the code cells no graded cell depends on "
                       "(labgrader.demos): demos and measurements").tag(config=True)
@@ -64,9 +67,9 @@ class AutogradeExecute(SlicedWait, Execute):
 
     async def async_start_new_kernel(self, **kwargs):
         from labsupport.exercises.answer_key import DIR_ENV
-        from .seed import grader_env
-        env = dict(kwargs.pop("env", None) or os.environ)
-        env.update(LAB_AUTOGRADE="1", MPLBACKEND=env.get("MPLBACKEND", "Agg"), **grader_env())
+        from .seed import kernel_env
+        env = kernel_env(dict(kwargs.pop("env", None) or os.environ), self._exercises)
+        env.update(LAB_AUTOGRADE="1", MPLBACKEND=env.get("MPLBACKEND", "Agg"))
         env.pop(DIR_ENV, None)  # the grader's key stays with the grader
         await super().async_start_new_kernel(env=env, **kwargs)
 
@@ -83,6 +86,7 @@ class AutogradeExecute(SlicedWait, Execute):
         self._skip = demos.demo_cells(nb) if self.skip_demos else set()
         root = course_root(self.config)
         info = (resources or {}).get("nbgrader", {})
+        self._exercises = notebook_exercises(nb, str(info.get("notebook", "")))
         # the baseline, made before this process runs any student code; checked before each notebook
         seal.session(root).check(f"the submission before {info.get('student', '?')}'s")
         self.box = Sandbox(config=self.config).open(root)

@@ -160,19 +160,24 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
               jobs: int = 2, submission_timeout_s: float = SUBMISSION_TIMEOUT_S,
               progress: bool = True, report: list | None = None) -> bool:
     """Autograde every submission (of ``assignment``, by ``students``) with ``jobs`` workers;
-    ``report`` (a list) gets one ``{student, assignment, s, ok}`` per submission."""
+    ``report`` (a list) gets one ``{student, assignment, s, ok}`` per submission. The
+    solutions are graded first (``Course.preflight``): grading stops, nothing written,
+    unless they get full marks."""
     from tqdm import tqdm
     from . import review, seal
+    from .seed import grader_env
+    grader_env()  # one seed for the whole run (the workers inherit it), preflight included
     pairs = course.to_autograde(assignment, students)
     if not pairs:
         return False
     ok, pairs = course.prepare_autograde(pairs)
     mode = course.announce_sandbox()
+    if not course.preflight(sorted({a for _, a in pairs})):
+        return False
     sealed = seal.session(course.root)
-    timeout = course.cfg.Execute.get("timeout") if "Execute" in course.cfg else None
-    overrides = {"Execute.timeout": timeout} if timeout is not None else {}
-    overrides.update({f"Sandbox.{k}": v for k, v in course.cfg.get("Sandbox", {}).items()},
-                     **{"Sandbox.mode": mode})
+    overrides = {f"{cls}.{k}": v for cls in ("Execute", "TrustedChecks", "Sandbox")  # to each job
+                 for k, v in course.cfg.get(cls, {}).items()}
+    overrides["Sandbox.mode"] = mode
     main_db = course.coursedir.db_url
     failed, broken = [], None
     slots: queue.Queue = queue.Queue()

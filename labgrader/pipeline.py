@@ -2,9 +2,11 @@
 
 Release: ``release.ClearSolutionsById``. Feedback: ``ShortTestErrors``. Autograde:
 ``execute.AutogradeExecute`` (the kernel in the submission's sandbox, in autograde mode,
-with this run's grader seed), ``TrustedChecks`` (cell roles from the gradebook, ``roles``;
-every answer cell graded again alone against the installed checks, in a fresh box, and
-audited; keyed answers judged against the grader's key), ``FlagForReview`` (what the audit
+with this run's hidden keys, never its seed), ``TrustedChecks`` (cell roles from the
+gradebook, ``roles``; every answer cell graded again alone against the installed checks, in
+a fresh box, and audited; keyed answers judged against the grader's key; the verdicts
+replace the test cells' outputs), ``JudgedSaveAutoGrades`` (scores from the verdicts
+only), ``FlagForReview`` (what the audit
 and the sandbox found goes to the gradebook: the formgrader, ``grade autograde`` and
 ``grade export`` show it, see ``review``) and ``inert.InertOutputs`` (nothing a student
 wrote runs in a browser).
@@ -24,6 +26,7 @@ from .sandbox import Sandbox
 from .statuses import EVENTS, event_reviews
 
 REVIEW = "labsupport_review"  # resources key: grade_id -> why a trainer should look
+VERDICTS = "labsupport_verdicts"  # resources key: test id -> the judge passed it
 
 
 class ShortTestErrors(NbGraderPreprocessor):
@@ -50,16 +53,24 @@ class TrustedChecks(NbGraderPreprocessor):
     """Grade every answer cell again, alone, against the installed checks; audit what the
     student wrote; judge keyed answers (the knowledge check) against the grader's key.
 
+    The judge alone scores: every answered item goes to the trusted pass, whatever its
+    test cell did in the kernel, and each graded test cell's outputs are then *replaced* by
+    the verdict — none on a pass, one error written here on a fail — so nothing the
+    submission displayed (from an event hook, a thread, a forged result) reaches nbgrader's
+    ``determine_grade``; ``JudgedSaveAutoGrades`` scores from the verdicts alone.
+
     Roles come from the gradebook (``roles``): an item whose answer cell is missing or
     duplicated scores 0 and goes to review with the reason. Each code cell the student wrote
     is audited as its kernel ran it (``cellcode``, ``audit``; an answer cell also for the
-    lab's reference implementations of its exercise). A test cell that passed in the notebook
-    but fails alone, changes the grading machinery, or ran the lab's own implementation gets
-    an error output (nbgrader scores it 0) saying why, and goes to manual review; so does
-    a flagged answer cell. A keyed answer comes back from the trusted pass as a plain value
-    and is judged here, in the grader's process: a wrong one scores 0 with the message a
-    student may read (where to re-read), not flagged. A cell outside any exercise that the
-    audit flags puts every item to review, scores kept.
+    lab's reference implementations of its exercise). An item that the judge fails although
+    its kernel test cell passed, that changes the grading machinery, or that ran the lab's
+    own implementation scores 0 with the reason and goes to manual review; so does a flagged
+    answer cell. An honest wrong answer scores 0 with the judge's message (on a hidden case
+    without any text the student's code wrote: ``trusted.judge``), not flagged. A keyed
+    answer comes back from the trusted pass as a plain value and is judged here, in the
+    grader's process: a wrong one scores 0 with the message a student may read (where to
+    re-read), not flagged. A cell outside any exercise that the audit flags puts every item
+    to review, scores kept.
     """
 
     timeout = Float(None, allow_none=True,
@@ -75,6 +86,8 @@ class TrustedChecks(NbGraderPreprocessor):
         try:
             run = functools.partial(box.run, what="the trusted pass") if box else None
             return trusted.run_items(items, timeout, run=run)
+        except trusted.GradingEnvironmentError:
+            raise  # no grade from a box that cannot run the lab: this notebook fails
         except (RuntimeError, OSError) as exc:
             why = "; ".join(box.events) if box is not None and box.events else str(exc)[:300]
             return {i.grade_id: ("fail", f"the trusted pass did not finish: {why}", None)
@@ -118,39 +131,86 @@ class TrustedChecks(NbGraderPreprocessor):
             if aid in found.problems:
                 flag(tid, "ManualReview", found.problems[aid])
                 continue
-            cell = cells[tid]
-            if aid not in found.at or tid in zero or cell is None or any(
-                    o.output_type == "error" for o in cell.outputs):
-                continue  # not an answer's test, already 0, or missing (nbgrader scores it 0)
+            if aid not in found.at or tid in zero:
+                continue  # not an answer's test, or already 0
             items.append(trusted.Item(tid, cellcode.python_source(nb.cells[found.at[aid]].source),
                                       source, target=keyed.target(aid)))
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
         results = self._run_trusted(items, timeout, resources)
+        passed = set()
         for item in items:
             tid = item.grade_id
             status, message, answer = results.get(
                 tid, ("fail", "the trusted pass gave no result", None))
+            kernel_passed = cells[tid] is not None and not any(
+                o.get("output_type") == "error" for o in cells[tid].outputs)
             if status == "pass" and item.target is not None:
                 wrong, unkeyed = keys.judge(tid.removesuffix("_test"), answer)
                 if unkeyed:
                     flag(tid, "ManualReview", unkeyed)
                 elif wrong:
                     zero[tid] = ("AssertionError", wrong)  # wrong, not suspicious: no review
+                else:
+                    passed.add(tid)
+            elif status == "pass":
+                passed.add(tid)
             elif status == "reference":
                 flag(tid, "ReferenceReuse",
                      f"reuses the lab's reference implementation: {message}")
-            elif status != "pass":
-                flag(tid, "TrustedCheckFailed", f"passed in the notebook, but not alone against "
-                                                f"the installed checks: {message}")
-        for tid, (ename, message) in zero.items():
-            if cells.get(tid) is not None:
-                cells[tid].outputs.append(error_output(ename, message))
+            elif status == "tampered" or kernel_passed:  # the kernel said pass: ask why
+                flag(tid, "TrustedCheckFailed", f"not passed against the installed checks "
+                                                f"(the judge): {message}")
+            else:  # an honest wrong answer: the judge's message, no review
+                ename, _, evalue = message.partition(": ")
+                zero[tid] = (ename, evalue) if evalue and ename.isidentifier() else ("Error", message)
+        for tid, cell in cells.items():  # the judge's verdict is all a test cell shows
+            if cell is None:
+                continue
+            if tid in passed:
+                cell.outputs = []
+            else:
+                cell.outputs = [error_output(*zero.get(tid, ("NotGraded", f"{tid.removesuffix('_test')}"
+                                                                ": no answer was graded")))]
         if flagged_elsewhere:
             note = "flagged for manual review: " + "; ".join(flagged_elsewhere)[:900]
             for tid in found.tests:
                 review.setdefault(tid, note)
         resources[REVIEW] = review
+        resources[VERDICTS] = {tid: tid in passed for tid in found.tests}
         return nb, resources
+
+
+class JudgedSaveAutoGrades(SaveAutoGrades):
+    """nbgrader's ``SaveAutoGrades``, with a test cell's score taken from the judge's verdict
+    (``TrustedChecks``: full points on a pass, else 0) and never from the cell's outputs.
+    Written answers go through nbgrader's own rule (a trainer grades them). A cell nbgrader
+    cannot score (its own exception) scores 0 and is flagged; the rest of the notebook is
+    graded."""
+
+    def _add_score(self, cell, resources) -> None:
+        gid = str(_nbg(cell).get("grade_id", "?"))
+        try:
+            if cell.cell_type == "code" and not _nbg(cell).get("solution"):
+                info = (self.notebook_id, self.assignment_id, self.student_id)
+                grade = self.gradebook.find_grade(gid, *info)
+                ok = (resources.get(VERDICTS) or {}).get(gid) is True
+                grade.auto_score = float(grade.max_score) if ok else 0.0
+                grade.needs_manual_grade = grade.manual_score is not None
+                self.gradebook.db.commit()
+                return
+            super()._add_score(cell, resources)
+        except Exception as err:  # noqa: BLE001 - one cell nbgrader cannot score stops nothing
+            self.log.error("cell %s cannot be scored: %s", gid, err)
+            self.gradebook.db.rollback()
+            why = f"nbgrader could not score this cell ({type(err).__name__}); scored 0"
+            resources.setdefault(REVIEW, {})[gid] = why
+            try:
+                grade = self.gradebook.find_grade(gid, self.notebook_id, self.assignment_id,
+                                                  self.student_id)
+                grade.auto_score, grade.needs_manual_grade = 0.0, True
+                self.gradebook.db.commit()
+            except Exception:  # noqa: BLE001 - not a cell of the gradebook: nothing to save
+                self.gradebook.db.rollback()
 
 
 class FlagForReview(NbGraderPreprocessor):
@@ -206,12 +266,13 @@ def sanitize_preprocessors() -> list:
 
 def autograde_preprocessors() -> list:
     """nbgrader's Autograde pipeline: our Execute, the trusted pass before the grades are
-    saved, the review flags after, and the notebook made inert for a browser last."""
+    saved (scored from its verdicts), the review flags after, and the notebook made inert
+    for a browser last."""
     from nbgrader.converters import Autograde
     from .inert import InertOutputs
     out = []
     for p in Autograde.class_traits()["autograde_preprocessors"].default():
-        out.append(AutogradeExecute if p is Execute else p)
+        out.append({Execute: AutogradeExecute, SaveAutoGrades: JudgedSaveAutoGrades}.get(p, p))
         if p is Execute:
             out.append(TrustedChecks)
         if p is SaveAutoGrades:

@@ -16,7 +16,8 @@ class Tape:
 
     Beside the student's code (``Tape()``) a call runs, and its outcome — a value or an
     exception — is written with ``wire.encode``; the check goes on with the decoded copy.
-    In the judge (``Tape(records)``) nothing runs: the check gets the recorded outcomes
+    A value of any other type than the record holds (``wire.NotPlain``) makes the call
+    fail. In the judge (``Tape(records)``) nothing runs: the check gets the recorded outcomes
     back, in order. So the check decides in a process where no student code ever ran, on
     plain values; a record that does not fit the check (one forged, cut or padded) is a
     ``TapeMismatch``. A call inside a recorded call (a lab driver calling the student's
@@ -45,16 +46,20 @@ class Tape:
             return value
         if self._depth:
             return run_watched(ex, fn, args, kw)
+
+        def recorded(*a, **k):  # encoded before the watch ends: nothing of the student's runs after it
+            return wire.encode(fn(*a, **k), strict=True)
         self._depth += 1
         try:
-            value, kind = (run_watched(ex, fn, args, kw) if watched else fn(*args, **kw)), "return"
+            data, kind = (run_watched(ex, recorded, args, kw) if watched else recorded(*args, **kw)), "return"
         except Tampered:
             raise
         except BaseException as exc:  # noqa: BLE001 - the student's outcome, recorded
-            value, kind = exc, "raise"
+            if type(exc) is wire.NotPlain:
+                exc = AssertionError(f"{ex}: your code gave back {exc.args[0]}")
+            data, kind = wire.encode(exc), "raise"
         finally:
             self._depth -= 1
-        data = wire.encode(value)
         self.records.append([ex, kind, data])
         out = wire.decode(data)
         if kind == "raise":

@@ -14,8 +14,8 @@ code is recorded as plain values (``tape.Tape``, ``wire``) and the record goes
 to the helper as one JSON frame; the helper runs the test cell again on that record
 (``judge``) and its verdict is the item's. A child that writes anything else on its pipe,
 two records, or a record that does not fit the check is "tampered"; the helper never
-unpickles or imports what a child wrote. The run's secret is pinned in ``guard.SECRET``
-before any child forks (``_fix_secret``). For an item whose content is judged against a
+unpickles or imports what a child wrote. The items' hidden keys (never the run's seed:
+``seed.hidden_keys``) are pinned in ``guard.KEYS`` before any child forks (``_pin_keys``). For an item whose content is judged against a
 grader-only key (``Item.target``), the judge hands back the answer as a plain value; the
 key itself never enters a process that ran student code (``pipeline.TrustedChecks`` judges
 it). The child's stdout and stderr go nowhere; a child that hangs is killed at the timeout,
@@ -32,12 +32,12 @@ import json
 import multiprocessing as mp
 import os
 import re
-import secrets
 import select
 import struct
 import subprocess
 import sys
 import time
+import types
 from dataclasses import dataclass
 from typing import Callable
 
@@ -179,6 +179,36 @@ def _genuine_checks() -> dict:
     return genuine
 
 
+HIDDEN_MARK = "### BEGIN HIDDEN TESTS"  # nbgrader's marker, kept in the gradebook's test cell
+HIDDEN_NOTE = " (on the hidden cases)"  # ends a verdict's message when a hidden case failed
+
+
+def _phases(test: str) -> list[tuple[bool, str]]:
+    """The test cell's visible part, then its hidden part (from nbgrader's marker on); the
+    hidden part keeps its line numbers."""
+    lines = test.splitlines()
+    at = next((i for i, line in enumerate(lines) if line.strip() == HIDDEN_MARK), len(lines))
+    return [(False, "\n".join(lines[:at])), (True, "\n" * at + "\n".join(lines[at:]))]
+
+
+def _scrubbed(data):
+    """A record (wire data) with every exception the student's code raised or returned
+    without its arguments, and one of the student's own classes reduced to its builtin
+    base: on a hidden case, a message or a class name the student's code made (it could
+    carry the case) never reaches a verdict."""
+    if type(data) is list:
+        return [_scrubbed(x) for x in data]
+    if type(data) is not dict:
+        return data
+    if "e" in data:
+        from labsupport.exercises import wire
+        base, (home, qualname) = str(data.get("base")), (str(x) for x in list(data["e"])[:2])
+        if not (home.startswith(wire.EXCEPTION_HOMES) and wire.genuine_class(home, qualname)):
+            home, qualname = "builtins", base  # the student's own class: not even its name
+        return {"e": [home, qualname], "base": base, "args": []}
+    return {k: _scrubbed(v) for k, v in data.items()}
+
+
 def judge(item: Item, done: dict, genuine: dict) -> tuple[str, str, object]:
     """In the helper, where no student code ever ran: the item's test cell again, with the
     genuine checks and the student's calls read back from the child's record. The verdict
@@ -195,14 +225,18 @@ def judge(item: Item, done: dict, genuine: dict) -> tuple[str, str, object]:
         return "tampered", f"its record cannot be read ({type(err).__name__})", None
     ns = {"__name__": "__main__", **{k: v for k, v in names.items() if k not in genuine}, **genuine}
     guard.TAPE, guard.WATCH = tape, None
+    hidden = False
     try:
-        _exec(item.test, ns, f"<{item.grade_id}>")
+        for hidden, part in _phases(item.test):
+            if hidden:  # from here on, what the student's code raised carries no text of its own
+                tape.records = [_scrubbed(r) for r in tape.records]
+            _exec(part, ns, f"<{item.grade_id}>")
         if not tape.finished():
             raise TapeMismatch(f"{answer_id}: the record holds more calls than the check makes")
     except TapeMismatch as err:
         return "tampered", f"its record does not fit the check ({err})", None
     except BaseException as exc:  # noqa: BLE001 - the check's verdict on the student's answers
-        return "fail", describe_error(exc)[:500], None
+        return "fail", describe_error(exc)[:500] + (HIDDEN_NOTE if hidden else ""), None
     finally:
         guard.TAPE = None
     if item.target is None:
@@ -253,14 +287,17 @@ def preimport(items: list[Item]) -> None:
             pass
 
 
-def _fix_secret() -> None:
-    """Move the run's secret from the environment into ``guard.SECRET`` before any child
-    forks: a student's cell that sets ``LAB_GRADER_SEED`` to a seed of their choice (to meet
-    hidden cases they drew and answered at home) changes nothing, and one that rebinds
-    ``guard.SECRET`` changes the fingerprint. Without a secret, a fresh one: the hidden cases
-    are never predictable."""
+def _pin_keys(keys: dict) -> None:
+    """Pin the items' hidden keys (``seed.hidden_keys``: never the run's seed) in
+    ``guard.KEYS`` before any child forks: a student's cell that sets ``LAB_GRADER_SEED`` or
+    ``LAB_HIDDEN_KEYS`` (to meet hidden cases they drew and answered at home) changes
+    nothing, and one that rebinds ``guard.KEYS`` changes the fingerprint. An exercise
+    without a key gets fresh entropy: its hidden cases are never predictable."""
     from labsupport.exercises import guard
-    guard.SECRET = os.environ.pop(guard.GRADER_SEED_ENV, None) or secrets.token_hex(16)
+    for name in (guard.GRADER_SEED_ENV, guard.HIDDEN_KEYS_ENV):
+        os.environ.pop(name, None)
+    guard.SECRET = None
+    guard.KEYS = types.MappingProxyType({str(k): str(v) for k, v in dict(keys).items()})
 
 
 MAX_RECORD = 64 << 20  # bytes one child may hand back
@@ -337,12 +374,12 @@ def _verdict(item: Item, data: bytes, timed_out: bool, exitcode, timeout_s: floa
     return judge(item, done[0], genuine)
 
 
-def _serve(items: list[Item], timeout_s: float) -> dict[str, tuple]:
+def _serve(items: list[Item], timeout_s: float, keys: dict | None = None) -> dict[str, tuple]:
     """In the helper process: import the checks once, one child per item, and judge each
-    child's record here."""
+    child's record here (hidden cases from ``keys``: exercise id -> key)."""
     syscalls.prepare()  # looks up its libraries with ldconfig: before any child
     preimport(items)
-    _fix_secret()
+    _pin_keys(keys or {})
     genuine = _genuine_checks()
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     out = {}
@@ -371,7 +408,8 @@ Runner = Callable[[list, str, float, dict], tuple]  # (argv, stdin, timeout_s, e
 
 
 def _subprocess(argv: list, stdin: str, timeout_s: float, env: dict) -> tuple[int, str, str]:
-    full = {**os.environ, **env}
+    from .seed import without_seed
+    full = without_seed({**os.environ, **env})  # the run's seed stays with the grader
     full.pop("LAB_KEYS_DIR", None)  # the key stays with the grader
     proc = subprocess.run(argv, input=stdin, text=True, env=full, capture_output=True,
                           timeout=timeout_s)
@@ -386,25 +424,42 @@ def run_items(items: list[Item], timeout_s: float = 60.0,
     implementation ran); ``answer``: a keyed item's plain answer (else None)."""
     if not items:
         return {}
-    from .seed import grader_env
+    from .seed import hidden_keys
     job = json.dumps({"timeout_s": timeout_s,
+                      "keys": hidden_keys(i.grade_id.removesuffix("_test") for i in items),
                       "items": [{"grade_id": i.grade_id, "answer": i.answer, "test": i.test,
                                  "target": i.target} for i in items]})
     budget = timeout_s * len(items) + 120
     rc, out, err = (run or _subprocess)([sys.executable, "-m", __name__], job, budget,
-                                        {"MPLBACKEND": "Agg", "LAB_AUTOGRADE": "1", **grader_env()})
+                                        {"MPLBACKEND": "Agg", "LAB_AUTOGRADE": "1"})
+    if READY not in out.splitlines():
+        raise GradingEnvironmentError(
+            f"the trusted pass could not start in the grading box (exit code {rc}): "
+            f"{(err.strip() or out.strip())[-600:] or 'no output'}")
     lines = [ln for ln in out.splitlines() if ln.startswith('{"results"')]
     if rc or not lines:
         raise RuntimeError(f"trusted grading helper failed ({rc}): {err[-1500:]}")
     return {k: tuple(v) for k, v in json.loads(lines[-1])["results"].items()}
 
 
+READY = '{"ready": true}'  # the helper's first line: it started and imported the lab
+
+
+class GradingEnvironmentError(RuntimeError):
+    """The grading box cannot run the lab (the package not importable there, a venv outside
+    the folders the box shows, no python): nothing of a student's ran yet, and no grade
+    may be written."""
+
+
 def main() -> int:
     import ctypes
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no child opens our /proc/<pid>/fd
+    from labsupport.exercises import guard, plain, tripwire, wire  # noqa: F401 - the lab imports
+    sys.stdout.write(READY + "\n")  # before any student code: a crash after this is theirs
+    sys.stdout.flush()
     job = json.loads(sys.stdin.read())
     items = [Item(**i) for i in job["items"]]
-    results = _serve(items, float(job["timeout_s"]))  # children cannot write to our stdout
+    results = _serve(items, float(job["timeout_s"]), job.get("keys"))  # children cannot write to our stdout
     sys.stdout.write(json.dumps({"results": results}) + "\n")
     return 0
 

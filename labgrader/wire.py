@@ -1,8 +1,11 @@
 """What a check's call of the student's code gave back, as JSON: the only thing that leaves
 the process where a student's code ran for the judge (``tape.Tape``, ``trusted``).
 
-``encode`` runs beside the student's code and looks only at ``type(v)`` (exact types,
-unbound builtin methods), so none of the student's code runs while it writes; ``decode``
+``encode`` runs beside the student's code, while the tripwire still watches the call, and
+looks only at ``type(v)`` by identity (exact builtin and numpy types, unbound methods), so
+none of the student's code runs while it writes. A call's record (``strict``) holds nothing
+else: a value of any other type (a subclass of a builtin or numpy type, an object of the
+student's) is ``NotPlain`` and the call counts as failed. ``decode``
 runs in the judge and builds nothing but builtins, numpy values, exceptions of known
 types and the lab's own dataclasses — never an object of the student's, never an import,
 never ``pickle``. A value that is none of these comes back as a stand-in that carries only
@@ -41,6 +44,19 @@ class WireError(ValueError):
     """A message that is not what ``encode`` writes (a forged or damaged record)."""
 
 
+class NotPlain(TypeError):
+    """A call of the student's code gave back a value the record does not hold (its type is
+    not exactly a builtin, numpy or lab type): the call fails with this."""
+
+
+# exact numpy scalar types (by identity: a subclass, or a class that only names itself
+# ``numpy.float64``, is none of these), each decoded with the unbound ``np.generic.item``
+NUMPY_SCALARS = {id(t): t for t in (np.bool_, np.float16, np.float32, np.float64,
+                                    np.complex64, np.complex128, np.int8, np.int16, np.int32,
+                                    np.int64, np.uint8, np.uint16, np.uint32, np.uint64)}
+_generic_item = np.generic.item
+
+
 def _home(t: type) -> str:
     return type.__dict__["__module__"].__get__(t) or ""
 
@@ -49,7 +65,7 @@ def _qualname(t: type) -> str:
     return type.__dict__["__qualname__"].__get__(t)
 
 
-def _genuine(module: str, qualname: str):
+def genuine_class(module: str, qualname: str):
     """The class ``module.qualname`` if that module is already loaded (no import)."""
     obj = sys.modules.get(module)
     for part in qualname.split("."):
@@ -60,16 +76,22 @@ def _genuine(module: str, qualname: str):
 def _lab_dataclass(t: type) -> bool:
     home = _home(t)
     return (home.startswith("labsupport.") and "__dataclass_fields__" in type.__dict__["__dict__"].__get__(t)
-            and _genuine(home, _qualname(t)) is t)
+            and genuine_class(home, _qualname(t)) is t)
 
 
-def encode(value: Any) -> Any:
-    """``value`` as JSON-able data (see the module's docstring)."""
+def encode(value: Any, strict: bool = False) -> Any:
+    """``value`` as JSON-able data (see the module's docstring). ``strict`` (a call's
+    record): ``NotPlain`` on a value of any type but the exact ones written here; else such
+    a value is written as its type's name only (``Opaque``). An exception's arguments are
+    never strict (the call failed already)."""
     count = [0]
 
-    def walk(v: Any, depth: int) -> Any:
+    def walk(v: Any, depth: int, strict: bool = strict) -> Any:
         count[0] += 1
         if count[0] > MAX_VALUES or depth > MAX_DEPTH:
+            if strict:
+                raise NotPlain(f"the value holds more than {MAX_VALUES:,} parts, or is nested "
+                               f"more than {MAX_DEPTH} deep")
             return {"o": "value too big or too deep"}
         t = type(v)
         if v is None or t is bool or t is str:
@@ -82,9 +104,10 @@ def encode(value: Any) -> Any:
             tag = {list: "l", tuple: "t", set: "s", frozenset: "fs"}[t]
             it = {list: list.__iter__, tuple: tuple.__iter__, set: set.__iter__,
                   frozenset: frozenset.__iter__}[t](v)
-            return {tag: [walk(x, depth + 1) for x in it]}
+            return {tag: [walk(x, depth + 1, strict) for x in it]}
         if t is dict:
-            return {"d": [[walk(k, depth + 1), walk(x, depth + 1)] for k, x in dict.items(v)]}
+            return {"d": [[walk(k, depth + 1, strict), walk(x, depth + 1, strict)]
+                          for k, x in dict.items(v)]}
         if t is bytes:
             return {"b": base64.b64encode(v).decode()}
         if t is complex:
@@ -93,21 +116,24 @@ def encode(value: Any) -> Any:
             if v.dtype.kind in NUMPY_KINDS:
                 return {"nd": v.dtype.str, "shape": list(v.shape),
                         "data": base64.b64encode(np.ascontiguousarray(v).tobytes()).decode()}
-            return {"ndo": list(v.shape), "v": [walk(x, depth + 1) for x in v.ravel().tolist()]}
-        if issubclass(t, np.generic) and _home(t) == "numpy" and t.__name__ in np.sctypeDict:
-            return {"np": np.dtype(t).str, "v": walk(v.item(), depth + 1)}
+            return {"ndo": list(v.shape), "v": [walk(x, depth + 1, strict) for x in v.ravel().tolist()]}
+        if NUMPY_SCALARS.get(id(t)) is t:
+            return {"np": np.dtype(t).str, "v": walk(_generic_item(v), depth + 1, strict)}
         if issubclass(t, BaseException):
             args = BaseException.__dict__["args"].__get__(v)
             return {"e": [_home(t), _qualname(t)], "base": _builtin_base(t),
-                    "args": [walk(a, depth + 1) for a in tuple.__iter__(args)]}
+                    "args": [walk(a, depth + 1, False) for a in tuple.__iter__(args)]}
         if _lab_dataclass(t):
             return {"dc": [_home(t), _qualname(t)],
-                    "f": {f.name: walk(object.__getattribute__(v, f.name), depth + 1)
+                    "f": {f.name: walk(object.__getattribute__(v, f.name), depth + 1, strict)
                           for f in dataclasses.fields(t)}}
-        if isinstance(v, type):
+        if issubclass(t, type):  # a class (its metaclass's MRO; no attribute of the value read)
             return {"cls": class_name(v)}
         if t is types.FunctionType or t is types.BuiltinFunctionType or t is types.MethodType:
             return {"fn": class_name(t)}
+        if strict:
+            raise NotPlain(f"a {class_name(t)} object, not a plain value (int, float, str, bool, "
+                           "None, list, tuple, dict, numpy array or scalar)")
         return {"o": class_name(t)}
 
     return walk(value, 0)
@@ -133,7 +159,7 @@ def _opaque(name: str) -> Opaque:
 
 
 def _exception(home: str, qualname: str, base: str, args: tuple) -> BaseException:
-    cls = _genuine(home, qualname) if home.startswith(EXCEPTION_HOMES) else None
+    cls = genuine_class(home, qualname) if home.startswith(EXCEPTION_HOMES) else None
     if cls is None or not issubclass(cls, BaseException):
         root = getattr(builtins, base, None)
         if not (isinstance(root, type) and issubclass(root, BaseException)):
@@ -206,7 +232,7 @@ def _decode(w: Any, depth: int) -> Any:
         home, qualname = (str(x) for x in w["e"])
         return _exception(home, qualname, str(w["base"]), tuple(_decode(a, d) for a in w["args"]))
     if "dc" in w:
-        cls = _genuine(*(str(x) for x in w["dc"]))
+        cls = genuine_class(*(str(x) for x in w["dc"]))
         if cls is None or not _lab_dataclass(cls):
             raise WireError("not a lab dataclass")
         names = {f.name for f in dataclasses.fields(cls)}

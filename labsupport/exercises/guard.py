@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import secrets
 import sys
 import zlib
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -20,28 +21,49 @@ from ..paths import autograde_mode
 
 STEP_LIMIT = 2_000_000  # traced Python lines per call: ~100× what a correct answer needs
 GRADER_SEED_ENV = "LAB_GRADER_SEED"  # set by the grader per grading run, never shipped
-# The trusted pass fixes the run's secret here before any student code runs (``trusted``):
+HIDDEN_KEYS_ENV = "LAB_HIDDEN_KEYS"  # a grading kernel's keys (JSON: exercise id -> hidden_key)
+SECRET: str | None = None  # the run's seed, where the grader itself draws cases
+# The trusted pass pins each exercise's key here before any student code runs (``trusted``):
 # a student's cell can rewrite the environment, but rebinding this shows in its fingerprint.
-SECRET: str | None = None
+KEYS: Mapping[str, str] | None = None
+
+
+def hidden_key(secret: str, ex: str) -> str:
+    """The key ``ex``'s hidden cases are drawn from (hex): one exercise's, never the seed."""
+    return hashlib.sha256(f"{secret}:{ex}".encode()).hexdigest()
+
+
+def _key(ex: str) -> str | None:
+    if KEYS is not None:
+        return KEYS.get(ex)
+    secret = SECRET or os.environ.get(GRADER_SEED_ENV)
+    if secret:
+        return hidden_key(secret, ex)
+    try:
+        keys = json.loads(os.environ.get(HIDDEN_KEYS_ENV) or "{}")
+    except ValueError:
+        return None
+    key = keys.get(ex) if type(keys) is dict else None
+    return key if type(key) is str else None
 
 
 def case_rng(ex: str, hidden: bool) -> np.random.Generator:
     """The random source of ``ex``'s test cases.
 
     Visible cases (``hidden=False``) are fixed: a student sees the same failure each run.
-    Hidden cases are drawn per grading run from the grader's secret seed
-    (``LAB_GRADER_SEED``, mixed with ``ex``), or from fresh entropy when it is unset, so a
-    table of inputs seen in an earlier run earns nothing: every hidden case must come from
-    this generator, never from a literal in the package. ``SECRET``, when set, wins over
-    the environment.
+    Hidden cases are drawn per grading run from ``ex``'s key (``hidden_key``: the grader's
+    secret seed ``LAB_GRADER_SEED`` mixed with ``ex``), or from fresh entropy when there is
+    none, so a table of inputs seen in an earlier run earns nothing: every hidden case must
+    come from this generator, never from a literal in the package. A process that runs
+    student code never holds the seed, only keys: pinned in ``KEYS`` (the trusted pass) or
+    given in ``LAB_HIDDEN_KEYS`` (the grading kernel).
     """
     if not hidden:
         return np.random.default_rng(zlib.crc32(ex.encode()))
-    secret = SECRET or os.environ.get(GRADER_SEED_ENV)
-    if not secret:
+    key = _key(ex)
+    if not key:
         return np.random.default_rng(secrets.randbits(128))
-    digest = hashlib.sha256(f"{secret}:{ex}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:16], "big"))
+    return np.random.default_rng(int(key[:32], 16))
 
 
 class TooManySteps(AssertionError):

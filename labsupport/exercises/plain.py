@@ -14,10 +14,23 @@ from typing import Any
 import numpy as np
 
 SCALARS = (bool, int, float, str, type(None), complex)
-NUMPY_SCALARS = frozenset(  # exact numpy scalar types: subclasses are not in the set
-    [np.bool_, np.float16, np.float32, np.float64, np.longdouble]
-    + [getattr(np, n) for n in ("int8", "int16", "int32", "int64", "uint8", "uint16",
-                                "uint32", "uint64")])
+NUMPY_SCALARS = (np.bool_, np.float16, np.float32, np.float64, np.int8, np.int16, np.int32,
+                 np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+# Types are looked up by identity (``id``), never with ``==`` or a hash: a class whose
+# metaclass answers ``==`` with True must not pass for ``float``.
+_SCALAR_IDS = {id(t): t for t in SCALARS}
+_NUMPY_IDS = {id(t): t for t in NUMPY_SCALARS}
+_generic_item = np.generic.item  # unbound: a value's own ``item`` never runs
+
+
+def is_scalar(t: type) -> bool:
+    """``t`` is exactly one of ``SCALARS``."""
+    return _SCALAR_IDS.get(id(t)) is t
+
+
+def is_numpy_scalar(t: type) -> bool:
+    """``t`` is exactly one of ``NUMPY_SCALARS``."""
+    return _NUMPY_IDS.get(id(t)) is t
 MAX_ITEMS = 1_000_000  # a result bigger than this is not an answer to any check here
 
 
@@ -34,8 +47,10 @@ def type_name(v: Any) -> str:
 def describe(v: Any, width: int = 80) -> str:
     """A short text for a message: the value when plain, else only its type's name."""
     t = type(v)
-    if t in SCALARS or t in NUMPY_SCALARS:
+    if is_scalar(t):
         return repr(v)[:width]
+    if is_numpy_scalar(t):
+        return repr(_generic_item(v))[:width]
     return f"<a {type_name(v)} object>"
 
 
@@ -63,10 +78,10 @@ def plain(ex: str, value: Any, where: str = "your result") -> Any:
         if count[0] > MAX_ITEMS:
             raise NotPlain(f"{ex}: {where} holds more than {MAX_ITEMS:,} values")
         t = type(v)
-        if t in SCALARS:
+        if is_scalar(t):
             return v
-        if t in NUMPY_SCALARS:
-            return v.item()
+        if is_numpy_scalar(t):
+            return _generic_item(v)
         if t is list or t is tuple:
             out = [walk(x, f"{at}[{i}]") for i, x in enumerate(list.__iter__(v) if t is list
                                                               else tuple.__iter__(v))]

@@ -17,7 +17,10 @@ from labgrader import audit, cellcode, trusted
 HOSTILE = hostile_cases.HOSTILE
 # earn nothing without a flag: a loop (the timeout), not plain values (the checks reject
 # them), the reference behind a policy (the trusted pass's tripwire catches it at run time)
-NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb", "nan_fit"}
+NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb", "nan_fit",
+               # attacks on who decides the score (hostile/judge): the judge stops them
+               "custom_exc_result", "display_1e9", "hidden_exc", "hook_number", "hook_pre_run",
+               "meta_eq", "seed_print", "thread_result"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
@@ -138,7 +141,9 @@ def test_magics_become_plain_python():
     ("redteam/rawthread_ref", "reference"), ("redteam/rawthread_prefix", "reference"),
     ("redteam/driver_swap", "tampered"), ("redteam/record_forge", "reference"),
     ("redteam/record_forge_quiet", "reference"), ("redteam/frame_bomb", "tampered"),
-    ("redteam/nan_fit", "fail")])
+    ("redteam/nan_fit", "fail"), ("judge/numpy_item", "fail"),
+    ("judge/numpy_forged_name", "fail"), ("judge/meta_eq", "fail"), ("judge/hidden_exc", "fail"),
+    ("judge/seed_print", "fail"), ("judge/seed_print_guard", "fail")])
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     test = f"check_{case.target}({adapters.target_name(case.target)})" \

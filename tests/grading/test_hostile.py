@@ -4,6 +4,7 @@ its README) earns no more than an honest wrong answer, or is flagged for review 
 reason in the gradebook (and, where the export has a review column, in the export).
 Notebooks: those the attacks target (the knowledge check and three code notebooks)."""
 import csv
+import os
 import shutil
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 import hostile_cases
+from labsupport.exercises.guard import GRADER_SEED_ENV
 from labgrader import Course, course_config, parallel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +35,9 @@ def graded(tmp_path_factory):
         if src.stem[:2] in wanted:
             shutil.copytree(src.parent, root / "solutions" / src.parent.name)
             sources[src.stem[:2]] = (src.parent.name, src.stem)
-    course = Course(course_config(root, **{"Execute.timeout": 20}))
+    # 20 s stops the kernel's endless loops; the judge keeps the default (a busy machine's
+    # encoder and scheduler items took over 20 s there, and the preflight stops on that)
+    course = Course(course_config(root, **{"Execute.timeout": 20, "TrustedChecks.timeout": 60}))
     assert course.release()
 
     def read(folder, prefix):
@@ -70,11 +74,14 @@ def graded(tmp_path_factory):
                     n.flagged, {g.name: (g.score, g.max_score, g.needs_manual_grade) for g in n.grades},
                     {c.name: c.auto_comment or "" for c in n.comments})
     export = list(csv.DictReader(course.export(root / "grades.csv").open()))
-    return {c.name: c for c in cases}, rows, export, sources
+    seed = os.environ[GRADER_SEED_ENV]  # this run's (parallel.autograde drew it)
+    leaked = sorted(str(p.relative_to(root)) for p in course._dir("autograded").rglob("*.ipynb")
+                    if seed in p.read_text())
+    return {c.name: c for c in cases}, rows, export, sources, leaked
 
 
 def test_controls_score_as_before(graded):
-    _, rows, _, sources = graded
+    _, rows, _, sources, _ = graded
     for prefix in sources:
         flagged, grades, comments = rows[f"honest{prefix}"]
         assert not flagged, (prefix, comments)
@@ -86,7 +93,7 @@ def test_controls_score_as_before(graded):
 
 @pytest.mark.parametrize("name", [c.name for c in hostile_cases.cases()])
 def test_attack_earns_nothing_or_is_flagged(graded, name):
-    cases, rows, export, sources = graded
+    cases, rows, export, sources, _ = graded
     c = cases[name]
     flagged, grades, comments = rows[name]
     attacked = f"{c.target}_test"
@@ -104,11 +111,14 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
         assert any(row[k] for k in review), (name, row)
 
 
-EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb"}  # they earn nothing
+EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb",  # they earn nothing
+                    # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
+                    "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
+                    "custom_exc_result", "meta_eq", "hidden_exc", "seed_print"}
 
 
 def test_which_attacks_are_flagged(graded):
-    cases, rows, _, _ = graded
+    cases, rows, _, _, _ = graded
     unflagged = {name for name in cases if not rows[name][0]}
     print("scored 0 without a flag:", sorted(unflagged))
     assert unflagged <= EXPECT_UNFLAGGED, sorted(unflagged - EXPECT_UNFLAGGED)
@@ -116,3 +126,8 @@ def test_which_attacks_are_flagged(graded):
         reason = rows[name][2].get(cases[name].target, "")
         assert "missing" in reason or "appears" in reason, (name, reason)
     assert "lab's own implementation" in " ".join(rows["ref_runtime"][2].values())
+
+
+def test_no_autograded_notebook_holds_the_seed(graded):
+    """``judge/seed_print`` printed what it found in its environment: never the run's seed."""
+    assert graded[4] == []
