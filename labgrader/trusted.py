@@ -14,8 +14,8 @@ code is recorded as plain values (``tape.Tape``, ``wire``) and the record goes
 to the helper as one JSON frame; the helper runs the test cell again on that record
 (``judge``) and its verdict is the item's. A child that writes anything else on its pipe,
 two records, or a record that does not fit the check is "tampered"; the helper never
-unpickles or imports what a child wrote. The run's secret is pinned in ``guard.SECRET``
-before any child forks (``_fix_secret``). For an item whose content is judged against a
+unpickles or imports what a child wrote. The run's secret is pinned in the checks'
+context (``guard.CONTEXT``, ``secret``) before any child forks (``_fix_secret``). For an item whose content is judged against a
 grader-only key (``Item.target``), the judge hands back the answer as a plain value; the
 key itself never enters a process that ran student code (``pipeline.TrustedChecks`` judges
 it). The child's stdout and stderr go nowhere; a child that hangs is killed at the timeout,
@@ -104,9 +104,10 @@ def _child(item: Item, fd: int) -> None:
     answer_id = item.grade_id.removesuffix("_test")
     genuine = _genuine_checks()
     wire_ = tripwire.Tripwire(on_hit=lambda ex, ref: _send(fd, {"kind": "hit", "ex": ex, "ref": ref}))
-    tape = guard.TAPE = Tape()
-    guard.ON_LIMIT = lambda message: (_send(fd, {"kind": "limit", "message": message}), os._exit(0))
-    watch = Watch(wire_, guard, check_module(answer_id))
+    tape, watch = Tape(), Watch(wire_, check_module(answer_id))
+    guard.set_grading(tape=tape, watch=watch, on_limit=lambda message: (
+        _send(fd, {"kind": "limit", "message": message}), os._exit(0)))
+    watch.start()
     _guard_tracing(fd, guard, tripwire)
     wire_.cover_raw_threads()
     before = fingerprint()
@@ -178,17 +179,15 @@ def judge(item: Item, done: dict, genuine: dict) -> tuple[str, str, object]:
     except (wire.WireError, TypeError, ValueError, KeyError, RecursionError, MemoryError) as err:
         return "tampered", f"its record cannot be read ({type(err).__name__})", None
     ns = {"__name__": "__main__", **{k: v for k, v in names.items() if k not in genuine}, **genuine}
-    guard.TAPE, guard.WATCH = tape, None
-    try:
-        _exec(item.test, ns, f"<{item.grade_id}>")
-        if not tape.finished():
-            raise TapeMismatch(f"{answer_id}: the record holds more calls than the check makes")
-    except TapeMismatch as err:
-        return "tampered", f"its record does not fit the check ({err})", None
-    except BaseException as exc:  # noqa: BLE001 - the check's verdict on the student's answers
-        return "fail", describe_error(exc)[:500], None
-    finally:
-        guard.TAPE = None
+    with guard.grading(tape=tape, watch=None):
+        try:
+            _exec(item.test, ns, f"<{item.grade_id}>")
+            if not tape.finished():
+                raise TapeMismatch(f"{answer_id}: the record holds more calls than the check makes")
+        except TapeMismatch as err:
+            return "tampered", f"its record does not fit the check ({err})", None
+        except BaseException as exc:  # noqa: BLE001 - the check's verdict on the student's answers
+            return "fail", describe_error(exc)[:500], None
     if item.target is None:
         return "pass", "", None
     try:
@@ -238,13 +237,13 @@ def preimport(items: list[Item]) -> None:
 
 
 def _fix_secret() -> None:
-    """Move the run's secret from the environment into ``guard.SECRET`` before any child
-    forks: a student's cell that sets ``LAB_GRADER_SEED`` to a seed of their choice (to meet
-    hidden cases they drew and answered at home) changes nothing, and one that rebinds
-    ``guard.SECRET`` changes the fingerprint. Without a secret, a fresh one: the hidden cases
+    """Move the run's secret from the environment into the checks' context
+    (``guard.CONTEXT.secret``) before any child forks: a student's cell that sets
+    ``LAB_GRADER_SEED`` to a seed of their choice (to meet hidden cases they drew and
+    answered at home) changes nothing, and one that swaps the context changes the fingerprint. Without a secret, a fresh one: the hidden cases
     are never predictable."""
     from labsupport.exercises import guard
-    guard.SECRET = os.environ.pop(guard.GRADER_SEED_ENV, None) or secrets.token_hex(16)
+    guard.set_grading(secret=os.environ.pop(guard.GRADER_SEED_ENV, None) or secrets.token_hex(16))
 
 
 MAX_RECORD = 64 << 20  # bytes one child may hand back
