@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 
 .PHONY: help lab install install-test test test-fast doctor release collect autograde feedback grades \
-        demo-check bench-batcher bench-adaptive bench-padding bench-decode bench-service bench-gpu bench-peers aiperf peers serve-ray lab-settings serve clean \
+        student-pack demo-check bench-batcher bench-adaptive bench-padding bench-decode bench-service bench-gpu bench-peers aiperf peers serve-ray lab-settings serve clean \
         hub hub-install test-hub
 
 help: ## list the targets
@@ -106,6 +106,9 @@ feedback: install ## trainers: feedback HTML for autograded work
 
 grades: install ## trainers: export grades to autograde/grades.csv
 	$(PY) -m labgrader export
+
+student-pack: install ## trainers: build/dynamic-batching-lab-<version>.tar.gz for laptops and Colab (docs/trainers.md)
+	$(PY) -m labgrader pack
 
 demo-check: install ## trainers, before class: warm the model, measure capacity, run bench-peers if installed, print what notebook 07 will show
 	$(PY) -m labsupport.cli demo-check

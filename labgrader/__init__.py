@@ -1,5 +1,5 @@
 """The trainers' package (never installed by students): the grading loop on nbgrader,
-``labgrader release|collect|autograde|feedback|export|bench``.
+``labgrader release|collect|autograde|feedback|export|bench|pack``.
 
 - ``course``: ``Course`` (one course on disk, driven through nbgrader's API) and
   ``course_config`` (the course's config, re-rootable into another folder);
@@ -18,7 +18,8 @@
 - ``parallel``: ``autograde --jobs N`` (one private gradebook per submission, one writer);
 - ``references``, ``tripwire``, ``wire``: the lab's reference implementations (one table),
   the trusted pass's watch for them, and the record of a call handed to the judge;
-- ``bench``: ``labgrader bench``, how long grading a class takes, sandbox on and off.
+- ``bench``: ``labgrader bench``, how long grading a class takes, sandbox on and off;
+- ``pack``: ``labgrader pack``, the student pack (release, data, the students' wheel).
 """
 from __future__ import annotations
 
@@ -51,13 +52,15 @@ def __getattr__(name):
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["bench"]:
-        return int(import_module(".bench", __name__).main(argv[1:]) or 0)
+    if argv[:1] in (["bench"], ["pack"]):
+        return int(import_module(f".{argv[0]}", __name__).main(argv[1:]) or 0)
     p = argparse.ArgumentParser(prog="labgrader",
                                 description="trainers' grading loop on nbgrader (see docs/trainers.md)")
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("bench", help="how long grading a class takes, sandbox on and off (JSON; "
                    "labgrader bench --help)", add_help=False)
+    sub.add_parser("pack", help="the student pack: build/<name>-<version>.tar.gz (release, data, "
+                   "the students' wheel, pins, setup.sh)", add_help=False)
     r = sub.add_parser("release", help="regenerate notebooks/ from solutions/ (all, or the named)")
     r.add_argument("assignments", nargs="*")
     c = sub.add_parser("collect", help="import a folder <student>/<assignment>/<nb>.ipynb or an LMS zip")

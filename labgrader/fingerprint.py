@@ -1,7 +1,8 @@
 """What may not change while a student's code runs in the trusted pass: the ids of the
 grading machinery (``fingerprint``: every protected module; ``quick_fingerprint``: what one
 check reads), compared before and after (``changed``), and after every call of the student's
-code (``Watch``, which is ``guard.WATCH`` there and arms the reference tripwire too)."""
+code (``Watch``, the checks' context's ``watch`` there, which arms the reference tripwire
+too)."""
 from __future__ import annotations
 
 import contextlib
@@ -9,13 +10,20 @@ import inspect
 import sys
 import types
 
-from labsupport.exercises.guard import Tampered
+from labsupport.exercises.guard import GradingContext, Tampered
 
 PROTECTED = ("labsupport", "labgrader", "builtins", "numpy", "math", "statistics")  # asyncio changes itself
 
 
+def _context(v: GradingContext) -> tuple:
+    """The checks' context: frozen, but ``object.__setattr__`` reaches its fields."""
+    return (id(v), id(v.secret), id(v.keys), id(v.tape), id(v.watch), id(v.on_limit))
+
+
 def _shape(v) -> tuple:
     """What may not change about one module attribute while a student's code runs."""
+    if type(v) is GradingContext:
+        return _context(v)
     if inspect.isfunction(v):
         cells = tuple(id(c.cell_contents) if c.cell_contents is not None else 0
                       for c in (v.__closure__ or ()) if _filled(c))
@@ -95,21 +103,26 @@ def quick_fingerprint(modules: set[str]) -> dict[tuple[str, str], tuple]:
                 fp[name, k] = (id(v), id(v.__code__))
             elif isinstance(v, type):
                 fp[name, k] = (id(v), *map(id, vars(v).values()))
+            elif type(v) is GradingContext:
+                fp[name, k] = _context(v)
             else:
                 fp[name, k] = (id(v),)
     return fp
 
 
 class Watch:
-    """``guard.WATCH`` in the child: the reference tripwire around each call of the
-    student's code, and the grading machinery compared after each call returns. A function
-    that patches what the check compares with, for the check to see after the call, and
-    undoes it on a later call (so the fingerprint after the test sees nothing) shows here."""
+    """The checks' context's ``watch`` in the child: the reference tripwire around each call
+    of the student's code, and the grading machinery compared after each call returns. A
+    function that patches what the check compares with, for the check to see after the
+    call, and undoes it on a later call (so the fingerprint after the test sees nothing)
+    shows here. ``start()`` takes what it compares with, once the context is in place."""
 
-    def __init__(self, wire, guard, check: str):
+    def __init__(self, wire, check: str):
         self.wire, self.touched = wire, []
-        guard.WATCH = self
         self._modules = watched_modules(check)
+        self._before: dict = {}
+
+    def start(self) -> None:
         self._before = quick_fingerprint(self._modules)
 
     @contextlib.contextmanager

@@ -1,7 +1,7 @@
 """The runtime half of reference detection: in the trusted pass, the lab's own
 implementations of the exercise under check (``references.REFERENCES``) must not run while
-the student's code runs. ``Tripwire`` is ``guard.WATCH`` there: around each call of the
-student's code (``guard.student``) it looks up every Python call among the reference code
+the student's code runs. ``Tripwire`` watches there (through the checks' context's
+``watch``): around each call of the student's code (``guard.student``) it looks up every Python call among the reference code
 objects, so a reference reached by a path no static audit sees (a lab function that calls
 it, a computed import, a thread the call starts) still marks the item. The trusted pass
 also arms it while the answer cell runs, so threads the cell starts are traced as well.
@@ -96,8 +96,8 @@ def code_shape(code: types.CodeType) -> tuple:
 
 
 class Tripwire:
-    """``guard.WATCH`` in the trusted pass: while the student's code runs for ``ex``,
-    every Python call is looked up among ``ex``'s reference code objects; a hit is kept
+    """The trusted pass's watch (inside the checks' context's ``watch``): while the
+    student's code runs for ``ex``, every Python call is looked up among ``ex``'s reference code objects; a hit is kept
     in ``hits`` as ``(ex, reference)`` and handed to ``on_hit(ex, reference)`` at once,
     before the student's code goes on (the trusted pass writes it to the judge then)."""
 

@@ -15,7 +15,7 @@ to the helper as one JSON frame; the helper runs the test cell again on that rec
 (``judge``) and its verdict is the item's. A child that writes anything else on its pipe,
 two records, or a record that does not fit the check is "tampered"; the helper never
 unpickles or imports what a child wrote. The items' hidden keys (never the run's seed:
-``seed.hidden_keys``) are pinned in ``guard.KEYS`` before any child forks (``_pin_keys``). For an item whose content is judged against a
+``seed.hidden_keys``) are pinned in the checks' context (``guard.CONTEXT``, ``keys``) before any child forks (``_pin_keys``). For an item whose content is judged against a
 grader-only key (``Item.target``), the judge hands back the answer as a plain value; the
 key itself never enters a process that ran student code (``pipeline.TrustedChecks`` judges
 it). The child's stdout and stderr go nowhere; a child that hangs is killed at the timeout,
@@ -105,9 +105,10 @@ def _child(item: Item, fd: int) -> None:
     answer_id = item.grade_id.removesuffix("_test")
     genuine = _genuine_checks()
     wire_ = tripwire.Tripwire(on_hit=lambda ex, ref: _send(fd, {"kind": "hit", "ex": ex, "ref": ref}))
-    tape = guard.TAPE = Tape()
-    guard.ON_LIMIT = lambda message: (_send(fd, {"kind": "limit", "message": message}), os._exit(0))
-    watch = Watch(wire_, guard, check_module(answer_id))
+    tape, watch = Tape(), Watch(wire_, check_module(answer_id))
+    guard.set_grading(tape=tape, watch=watch, on_limit=lambda message: (
+        _send(fd, {"kind": "limit", "message": message}), os._exit(0)))
+    watch.start()
     syscalls.load(fd)  # from here on the kernel stops a new process or a moved channel
     _guard_tracing(fd, guard, tripwire)
     wire_.cover_raw_threads()
@@ -224,21 +225,19 @@ def judge(item: Item, done: dict, genuine: dict) -> tuple[str, str, object]:
     except (wire.WireError, TypeError, ValueError, KeyError, RecursionError, MemoryError) as err:
         return "tampered", f"its record cannot be read ({type(err).__name__})", None
     ns = {"__name__": "__main__", **{k: v for k, v in names.items() if k not in genuine}, **genuine}
-    guard.TAPE, guard.WATCH = tape, None
     hidden = False
-    try:
-        for hidden, part in _phases(item.test):
-            if hidden:  # from here on, what the student's code raised carries no text of its own
-                tape.records = [_scrubbed(r) for r in tape.records]
-            _exec(part, ns, f"<{item.grade_id}>")
-        if not tape.finished():
-            raise TapeMismatch(f"{answer_id}: the record holds more calls than the check makes")
-    except TapeMismatch as err:
-        return "tampered", f"its record does not fit the check ({err})", None
-    except BaseException as exc:  # noqa: BLE001 - the check's verdict on the student's answers
-        return "fail", describe_error(exc)[:500] + (HIDDEN_NOTE if hidden else ""), None
-    finally:
-        guard.TAPE = None
+    with guard.grading(tape=tape, watch=None):
+        try:
+            for hidden, part in _phases(item.test):
+                if hidden:  # from here on, what the student's code raised carries no text of its own
+                    tape.records = [_scrubbed(r) for r in tape.records]
+                _exec(part, ns, f"<{item.grade_id}>")
+            if not tape.finished():
+                raise TapeMismatch(f"{answer_id}: the record holds more calls than the check makes")
+        except TapeMismatch as err:
+            return "tampered", f"its record does not fit the check ({err})", None
+        except BaseException as exc:  # noqa: BLE001 - the check's verdict on the student's answers
+            return "fail", describe_error(exc)[:500] + (HIDDEN_NOTE if hidden else ""), None
     if item.target is None:
         return "pass", "", None
     try:
@@ -288,16 +287,16 @@ def preimport(items: list[Item]) -> None:
 
 
 def _pin_keys(keys: dict) -> None:
-    """Pin the items' hidden keys (``seed.hidden_keys``: never the run's seed) in
-    ``guard.KEYS`` before any child forks: a student's cell that sets ``LAB_GRADER_SEED`` or
-    ``LAB_HIDDEN_KEYS`` (to meet hidden cases they drew and answered at home) changes
-    nothing, and one that rebinds ``guard.KEYS`` changes the fingerprint. An exercise
-    without a key gets fresh entropy: its hidden cases are never predictable."""
+    """Pin the items' hidden keys (``seed.hidden_keys``: never the run's seed) in the checks'
+    context (``guard.CONTEXT.keys``) before any child forks: a student's cell that sets
+    ``LAB_GRADER_SEED`` or ``LAB_HIDDEN_KEYS`` (to meet hidden cases they drew and answered
+    at home) changes nothing, and one that swaps the context changes the fingerprint. An
+    exercise without a key gets fresh entropy: its hidden cases are never predictable."""
     from labsupport.exercises import guard
     for name in (guard.GRADER_SEED_ENV, guard.HIDDEN_KEYS_ENV):
         os.environ.pop(name, None)
-    guard.SECRET = None
-    guard.KEYS = types.MappingProxyType({str(k): str(v) for k, v in dict(keys).items()})
+    guard.set_grading(secret=None,
+                      keys=types.MappingProxyType({str(k): str(v) for k, v in dict(keys).items()}))
 
 
 MAX_RECORD = 64 << 20  # bytes one child may hand back

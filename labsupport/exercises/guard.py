@@ -2,10 +2,14 @@
 (``case_rng``), a step limit (``bounded``: an endless loop becomes an AssertionError with a
 message, instead of hanging the grader), one gateway for calling the student's code
 (``student``: the trusted pass watches it for the lab's reference implementations there and
-records what it gave back for the judge, ``labgrader.tape.Tape``), and the release stub seen as "not
-attempted" (``exercise_check``)."""
+records what it gave back for the judge), and the release stub seen as "not attempted"
+(``exercise_check``). What the trusted pass changes in here is one object, ``CONTEXT``
+(``GradingContext``), swapped in with ``grading(...)``; outside grading its fields are
+all unset."""
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -13,7 +17,7 @@ import os
 import secrets
 import sys
 import zlib
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -22,10 +26,45 @@ from ..paths import autograde_mode
 STEP_LIMIT = 2_000_000  # traced Python lines per call: ~100× what a correct answer needs
 GRADER_SEED_ENV = "LAB_GRADER_SEED"  # set by the grader per grading run, never shipped
 HIDDEN_KEYS_ENV = "LAB_HIDDEN_KEYS"  # a grading kernel's keys (JSON: exercise id -> hidden_key)
-SECRET: str | None = None  # the run's seed, where the grader itself draws cases
-# The trusted pass pins each exercise's key here before any student code runs (``trusted``):
-# a student's cell can rewrite the environment, but rebinding this shows in its fingerprint.
-KEYS: Mapping[str, str] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class GradingContext:
+    """What the trusted pass (``labgrader.trusted``) sets around the checks; all unset in a
+    notebook. Frozen and swapped whole (``set_grading``, ``grading``); the trusted pass's
+    fingerprint holds the ids of its fields, so a change made by a student's code shows."""
+    secret: str | None = None  # the run's seed, where the grader itself draws cases; wins
+    #                            over the environment (a cell can rewrite that)
+    keys: Mapping[str, str] | None = None  # exercise id -> ``hidden_key``: what a process
+    #                            that runs student code holds instead of the seed
+    tape: Any = None           # ``labgrader.tape.Tape``: the record of what the student's
+    #                            calls gave back, or in the judge the record read back
+    watch: Callable[[str], Any] | None = None  # ``watch(ex)``: a context manager around each
+    #                            call of the student's code (the reference tripwire)
+    on_limit: Callable[[str], None] | None = None  # ``on_limit(message)``: the step limit was
+    #                            hit; ends the item as failed at once
+
+
+CONTEXT = GradingContext()
+
+
+def set_grading(**fields) -> GradingContext:
+    """Make a copy of ``CONTEXT`` with ``fields`` changed (``GradingContext``'s names) the
+    one the checks see, for good (the trusted pass's helper and child, which never go back)."""
+    global CONTEXT
+    CONTEXT = dataclasses.replace(CONTEXT, **fields)
+    return CONTEXT
+
+
+@contextlib.contextmanager
+def grading(**fields) -> Iterator[GradingContext]:
+    """``set_grading(**fields)`` inside the block, the context before restored after it."""
+    global CONTEXT
+    before = CONTEXT
+    try:
+        yield set_grading(**fields)
+    finally:
+        CONTEXT = before
 
 
 def hidden_key(secret: str, ex: str) -> str:
@@ -34,9 +73,9 @@ def hidden_key(secret: str, ex: str) -> str:
 
 
 def _key(ex: str) -> str | None:
-    if KEYS is not None:
-        return KEYS.get(ex)
-    secret = SECRET or os.environ.get(GRADER_SEED_ENV)
+    if CONTEXT.keys is not None:
+        return CONTEXT.keys.get(ex)
+    secret = CONTEXT.secret or os.environ.get(GRADER_SEED_ENV)
     if secret:
         return hidden_key(secret, ex)
     try:
@@ -55,7 +94,7 @@ def case_rng(ex: str, hidden: bool) -> np.random.Generator:
     secret seed ``LAB_GRADER_SEED`` mixed with ``ex``), or from fresh entropy when there is
     none, so a table of inputs seen in an earlier run earns nothing: every hidden case must
     come from this generator, never from a literal in the package. A process that runs
-    student code never holds the seed, only keys: pinned in ``KEYS`` (the trusted pass) or
+    student code never holds the seed, only keys: pinned in ``CONTEXT.keys`` (the trusted pass) or
     given in ``LAB_HIDDEN_KEYS`` (the grading kernel).
     """
     if not hidden:
@@ -77,18 +116,13 @@ def require_callable(ex: str, obj, name: str) -> None:
                              f"{type.__dict__['__name__'].__get__(type(obj), type)}")
 
 
-# The trusted pass sets this to its watch (``grading.fingerprint.Watch``): a context manager factory,
-# ``WATCH(ex)``, that marks the item when one of ``ex``'s reference functions runs.
-WATCH: Callable[[str], Any] | None = None
-
-
 def student(ex: str, fn, *args, **kw):
     """``fn(*args, **kw)``: the student's code, called by ``ex``'s check. Every check calls
     the student's function or class through here: in the trusted pass the lab's own
-    implementations of ``ex`` are watched exactly while the student's code runs (``WATCH``),
-    and what the call gave back is recorded for the judge, or read back from the record in
-    the judge (``TAPE``)."""
-    tape = TAPE
+    implementations of ``ex`` are watched exactly while the student's code runs
+    (``CONTEXT.watch``), and what the call gave back is recorded for the judge, or read back
+    from the record in the judge (``CONTEXT.tape``)."""
+    tape = CONTEXT.tape
     if tape is not None and tape.armed:
         return tape.call(ex, fn, args, kw)
     return watched(ex, fn, args, kw)
@@ -99,15 +133,15 @@ def driver(ex: str, fn, *args, **kw):
     ``student`` or ``bounded``) and returns plain values, recorded as one call. Only the
     student's calls inside are watched for the lab's own implementations: the driver
     itself may use them (the real scheduler around a student's rule)."""
-    tape = TAPE
+    tape = CONTEXT.tape
     if tape is not None and tape.armed:
         return tape.call(ex, fn, args, kw, watched=False)
     return fn(*args, **kw)
 
 
 def watched(ex: str, fn, args: tuple, kw: dict):
-    """``fn(*args, **kw)`` under ``WATCH(ex)`` when one is set."""
-    watch = WATCH
+    """``fn(*args, **kw)`` under ``CONTEXT.watch(ex)`` when one is set."""
+    watch = CONTEXT.watch
     if watch is None:
         return fn(*args, **kw)
     with watch(ex):
@@ -121,15 +155,13 @@ class Tampered(BaseException):
     outcome (``labgrader.tape.Tape``)."""
 
 
-# The trusted pass sets this (``labgrader.tape.Tape``): the record of the student's answers, or, in the
-# judge, the record read back.
-TAPE: Any = None
-
-
 def bounded(ex: str, fn, *args, **kw):
     """``fn(*args, **kw)`` with a step limit: an endless loop becomes an AssertionError
-    (in the trusted pass: the item fails at once, ``ON_LIMIT``)."""
-    tape = TAPE
+    (in the trusted pass: the item fails at once, ``CONTEXT.on_limit``: a tracer that raises
+    is switched off by Python, and the tripwire with it, so the student's code must not run
+    on after that)."""
+    ctx = CONTEXT
+    tape, on_limit = ctx.tape, ctx.on_limit
     if tape is not None and tape.replaying:  # the judge: nothing of the student's runs
         return student(ex, fn, *args, **kw)
     steps = 0
@@ -141,8 +173,8 @@ def bounded(ex: str, fn, *args, **kw):
             message = (f"{ex}: your function did not finish (it ran {STEP_LIMIT:,} steps on a "
                        "small input). Look for a loop that never advances, e.g. on an input "
                        "that can never fit")
-            if ON_LIMIT is not None:
-                ON_LIMIT(message)
+            if on_limit is not None:
+                on_limit(message)
             raise TooManySteps(message)
         return tracer
     old = sys.gettrace()
@@ -151,12 +183,6 @@ def bounded(ex: str, fn, *args, **kw):
         return student(ex, fn, *args, **kw)
     finally:
         sys.settrace(old)
-
-
-# The trusted pass sets this: ``ON_LIMIT(message)`` ends the item as failed when the step
-# limit is hit (a tracer that raises is switched off by Python, and the tripwire with it,
-# so the student's code must not run on after that).
-ON_LIMIT: Callable[[str], None] | None = None
 
 
 # ---- the release stub: "not attempted" ------------------------------------------------

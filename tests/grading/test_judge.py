@@ -102,13 +102,9 @@ def test_a_call_that_returns_no_plain_value_fails_and_is_encoded_under_the_watch
         return Spy(1)
     tape = Tape()
     tape.armed = True
-    old = guard.WATCH
-    guard.WATCH = Watch
-    try:
+    with guard.grading(watch=Watch):
         with pytest.raises(AssertionError, match="not a plain value"):
             tape.call("ex03_2", answer, (), {})
-    finally:
-        guard.WATCH = old
     assert entered == ["in", "out"] and Spy.ran == []
     assert tape.records[0][1] == "raise"
 

@@ -28,24 +28,26 @@ SHIPPED = ("labsupport", "notebooks", "docs", "README.md")
 KEY = json.loads((ROOT / "keys" / "kc08.json").read_text())
 
 
-def _shipped_files() -> list[Path]:
+def shipped_files(base: Path = ROOT, names: tuple[str, ...] = SHIPPED) -> list[Path]:
+    """Every file of ``names`` under ``base`` (what ships: the repo's by default; the
+    student pack's in tests/grading/test_student_pack.py)."""
     out = []
-    for name in SHIPPED:
-        p = ROOT / name
+    for name in names:
+        p = base / name
         out += [p] if p.is_file() else [f for f in sorted(p.rglob("*")) if f.is_file()
                                           and "__pycache__" not in f.parts]
     return out
 
 
-def _shipped_text() -> str:
-    return "\n".join(p.read_text(errors="ignore") for p in _shipped_files())
+def _shipped_text(files: list[Path] | None = None) -> str:
+    return "\n".join(p.read_text(errors="ignore") for p in (files or shipped_files()))
 
 
-def _phrases(limit: int = 4000) -> list[str]:
+def _phrases(limit: int = 4000, files: list[Path] | None = None) -> list[str]:
     """The lab's own 1- to 3-word phrases, most frequent first (what the attack of 0.2.0
     tried), plus every phrase the key accepts (so a leak would be found)."""
     from collections import Counter
-    words = re.findall(r"[a-z][a-z0-9_]+", _shipped_text().lower())
+    words = re.findall(r"[a-z][a-z0-9_]+", _shipped_text(files).lower())
     grams = Counter(" ".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1))
     accepted = {p for e in KEY.values() for g in e.get("concepts", []) for p in g}
     return sorted(accepted) + [g for g, _ in grams.most_common(limit) if g not in accepted]
@@ -77,9 +79,9 @@ print(json.dumps(out))
 """
 
 
-def _candidates() -> dict[str, list]:
+def _candidates(files: list[Path] | None = None) -> dict[str, list]:
     from labsupport.exercises import kc08
-    phrases = _phrases()
+    phrases = _phrases(files=files)
     out = {}
     for item, form in kc08.FORM.items():
         if form.kind == "mc":
@@ -95,19 +97,14 @@ def _candidates() -> dict[str, list]:
     return out
 
 
-@pytest.mark.slow
-def test_no_shipped_function_tells_right_from_wrong(tmp_path):
-    course = tmp_path / "shipped"
-    for name in SHIPPED:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, course / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy(src, course / name)
+def brute_force(course: Path, home: Path) -> None:
+    """Ask every knowledge-check function of the package under ``course`` (importable from
+    there) about every candidate answer, in a process that sees only ``course``; fails if
+    any outcome tells a right answer from a wrong one of the same form."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("LAB_")}
-    env.update(PYTHONPATH=str(course), HOME=str(tmp_path))
-    cands = _candidates()
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "state.json")],
+    env.update(PYTHONPATH=str(course), HOME=str(home))
+    cands = _candidates(shipped_files(course, tuple(p.name for p in course.iterdir())))
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(home / "state.json")],
                           input=json.dumps(cands), capture_output=True, text=True, env=env,
                           cwd=course, timeout=900)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -123,11 +120,28 @@ def test_no_shipped_function_tells_right_from_wrong(tmp_path):
         assert answer in cands[item] or str(answer) in map(str, cands[item]), item
 
 
+@pytest.mark.slow
+def test_no_shipped_function_tells_right_from_wrong(tmp_path):
+    course = tmp_path / "shipped"
+    for name in SHIPPED:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, course / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(src, course / name)
+    brute_force(course, tmp_path)
+
+
 def test_no_digest_or_seal_ships():
+    no_digest_or_seal(shipped_files(), ROOT)
+
+
+def no_digest_or_seal(files: list[Path], base: Path) -> None:
+    """No file holds hash or seal material but nbgrader's checksums of the cells as they are."""
     from nbgrader.utils import compute_checksum
     hexes = re.compile(r"\b[0-9a-f]{16,}\b")
     blobs = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
-    for path in _shipped_files():
+    for path in files:
         text = path.read_text(errors="ignore")
         if path.suffix == ".ipynb":
             nb = nbformat.read(path, 4)
@@ -136,12 +150,17 @@ def test_no_digest_or_seal_ships():
                 if "checksum" in meta:  # the released cell's own checksum: nothing hidden
                     assert meta["checksum"] == compute_checksum(c), (path.name, meta["grade_id"])
                     text = text.replace(meta["checksum"], "")
-        assert not hexes.search(text), f"{path.relative_to(ROOT)}: {hexes.search(text).group(0)}"
-        assert not blobs.search(text), f"{path.relative_to(ROOT)}: {blobs.search(text).group(0)[:50]}"
+        assert not hexes.search(text), f"{path.relative_to(base)}: {hexes.search(text).group(0)}"
+        assert not blobs.search(text), f"{path.relative_to(base)}: {blobs.search(text).group(0)[:50]}"
 
 
 def test_no_answer_or_explanation_is_readable_in_what_ships():
-    text = _shipped_text().lower()
+    no_answer_or_explanation(_shipped_text())
+
+
+def no_answer_or_explanation(text: str) -> None:
+    """Neither a key's explanation nor a solution's answer line is in ``text``."""
+    text = text.lower()
     for item, entry in KEY.items():
         assert entry["explain"][:40].lower() not in text, f"{item}'s explanation ships"
     sol = nbformat.read(ROOT / "solutions" / "08_knowledge_check" / "08_knowledge_check.ipynb", 4)

@@ -95,30 +95,27 @@ def test_an_exception_type_from_elsewhere_is_never_imported():
 def _record(fn, hidden):
     tape = Tape()
     tape.armed = True
-    guard.TAPE = tape
-    try:
-        check_ex03_2(fn, hidden=hidden)
-        verdict = "pass"
-    except AssertionError:
-        verdict = "fail"
-    finally:
-        guard.TAPE = None
+    with guard.grading(tape=tape):
+        try:
+            check_ex03_2(fn, hidden=hidden)
+            verdict = "pass"
+        except AssertionError:
+            verdict = "fail"
     return verdict, json.loads(json.dumps(tape.records))
 
 
 def _replay(records, name="bucket_index"):
-    guard.TAPE = Tape(records)
-    try:
-        check_ex03_2(wire.decode({"fn": name}), hidden=True)
-        if not guard.TAPE.finished():
-            raise TapeMismatch("left over")
-        return "pass"
-    except TapeMismatch:
-        return "mismatch"
-    except AssertionError:
-        return "fail"
-    finally:
-        guard.TAPE = None
+    tape = Tape(records)
+    with guard.grading(tape=tape):
+        try:
+            check_ex03_2(wire.decode({"fn": name}), hidden=True)
+            if not tape.finished():
+                raise TapeMismatch("left over")
+            return "pass"
+        except TapeMismatch:
+            return "mismatch"
+        except AssertionError:
+            return "fail"
 
 
 def right(length, edges):
@@ -136,7 +133,7 @@ def off_by_one(length, edges):
 
 
 def test_the_judge_replays_the_verdict_and_refuses_a_doctored_record(monkeypatch):
-    monkeypatch.setattr(guard, "SECRET", "a-test-secret")
+    monkeypatch.setattr(guard, "CONTEXT", guard.GradingContext(secret="a-test-secret"))
     for fn, want in ((right, "pass"), (off_by_one, "fail")):
         verdict, records = _record(fn, hidden=True)
         assert verdict == want and records

@@ -4,4 +4,4 @@ from labsupport.exercises import guard
 
 
 def bucket_index(length, edges):
-    return f"{guard.SECRET} {dict(guard.KEYS or {})}"
+    return f"{guard.CONTEXT.secret} {dict(guard.CONTEXT.keys or {})}"

@@ -25,7 +25,7 @@ def bucket_index(length, edges):
 def _forge():
     tape = _tape.Tape()
     tape.armed = True
-    _guard.TAPE, _guard.WATCH = tape, None
+    _guard.set_grading(tape=tape, watch=None)
     try:
         _checks.check_ex03_2(bucket_index)
         _checks.check_ex03_2(bucket_index, hidden=True)

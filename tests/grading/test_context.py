@@ -1,0 +1,48 @@
+"""What the trusted pass changes in the checks is one object (``guard.CONTEXT``, a frozen
+``GradingContext`` swapped whole): the checks read it, ``grading`` restores it, and a
+student's change of it — swapped, or a field forced with ``object.__setattr__`` — shows in
+the trusted pass's fingerprints."""
+import dataclasses
+
+import pytest
+
+from labgrader import fingerprint as fp
+from labsupport.exercises import guard
+
+GUARD = "labsupport.exercises.guard"
+
+
+def test_grading_swaps_the_context_and_restores_it():
+    outside = guard.CONTEXT
+    with guard.grading(secret="s1") as ctx:
+        assert guard.CONTEXT is ctx and ctx.secret == "s1" and ctx.tape is None
+        with guard.grading(watch=None, secret="s2"):
+            assert guard.CONTEXT.secret == "s2"
+        assert guard.CONTEXT is ctx
+    assert guard.CONTEXT is outside
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        guard.CONTEXT.secret = "mine"
+    with pytest.raises(TypeError):
+        guard.set_grading(seed="not a field")
+
+
+def test_the_hidden_cases_follow_the_contexts_secret(monkeypatch):
+    monkeypatch.delenv(guard.GRADER_SEED_ENV, raising=False)
+    with guard.grading(secret="one"):
+        a = guard.case_rng("ex03_2", hidden=True).integers(1 << 30, size=4).tolist()
+        monkeypatch.setenv(guard.GRADER_SEED_ENV, "a seed a cell chose")  # the context wins
+        assert guard.case_rng("ex03_2", hidden=True).integers(1 << 30, size=4).tolist() == a
+    with guard.grading(secret="two"):
+        assert guard.case_rng("ex03_2", hidden=True).integers(1 << 30, size=4).tolist() != a
+
+
+@pytest.mark.parametrize("how", ["swapped", "forced"])
+def test_a_changed_context_shows_in_both_fingerprints(how):
+    with guard.grading(secret="the run's"):
+        full, quick = fp.fingerprint(), fp.quick_fingerprint({GUARD})
+        if how == "swapped":
+            guard.set_grading(secret="mine")
+        else:
+            object.__setattr__(guard.CONTEXT, "secret", "mine")
+        assert f"{GUARD}.CONTEXT" in fp.changed(full, fp.fingerprint())
+        assert (GUARD, "CONTEXT") in fp.changed(quick, fp.quick_fingerprint({GUARD}))
