@@ -27,6 +27,9 @@ from ..batching.shapes import OVERSIZE, TooLong, bucket_of, check_edges, pad
 from ..validate import check_choice, check_int
 
 DIM = 384  # MiniLM-L6's hidden size
+# weights every token passes through: the 6 transformer layers (the embedding table is only
+# gathered from, and mean pooling skips the pooler): sum of model.encoder's parameters
+LAYER_PARAMS = 10_646_784
 
 
 def model_path() -> Path:
@@ -200,6 +203,18 @@ class Encoder:
         return [(n, L, float(np.min(times[n, L]))) for n, L, _ in grid]
 
 
+def roofline_cost(gpu: str = "H100 SXM"):
+    """A GPU-shaped ``ServiceModel`` of MiniLM in fp16, from the roofline
+    (``decoder.roofline.pass_ms``, as notebook 06 builds its decode step): reading the
+    layers' weights once is the fixed cost of a batch, ``2 × LAYER_PARAMS`` FLOPs the cost
+    per padded token, nothing per sentence. A lower bound: a real GPU adds kernel-launch
+    time per pass (more fixed cost still) and attention's ``L²`` term."""
+    from ..costs import ServiceModel
+    from ..decoder.roofline import pass_ms
+    weights_ms, token_ms = pass_ms(LAYER_PARAMS, gpu, dtype_bytes=2)
+    return ServiceModel(fixed_ms=weights_ms, per_item_ms=0.0, per_token_ms=token_ms)
+
+
 @functools.lru_cache(maxsize=4)
 def _cached(device_key: str) -> Encoder:
     return Encoder(device_key)
@@ -211,4 +226,5 @@ def load_encoder(device=None) -> Encoder:
     return _cached(str(get_device(None if device is None else str(device))))
 
 
-__all__ = ["Encoder", "load_encoder", "check_texts", "model_path", "DIM", "sync"]
+__all__ = ["Encoder", "load_encoder", "check_texts", "model_path", "roofline_cost", "DIM",
+           "LAYER_PARAMS", "sync"]

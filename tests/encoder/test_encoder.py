@@ -181,3 +181,18 @@ def test_bucketed_microbatcher_in_front_of_the_encoder(encoder):
     got, history = asyncio.run(main())
     np.testing.assert_allclose(got, encoder.embed(texts), atol=1e-5)
     assert sum(b.size for b in history) == len(texts) and max(b.size for b in history) <= 8
+
+
+def test_gpu_shaped_cost_is_minilms_roofline(encoder):
+    """Notebook 04's GPU-shaped cost: the layers' weights read once per batch (fp16), 2 FLOPs
+    per weight per token, from the same roofline terms as notebook 06's decode step."""
+    from labsupport.decoder.roofline import GPUS
+    from labsupport.encoder.model import LAYER_PARAMS, roofline_cost
+    assert LAYER_PARAMS == sum(p.numel() for p in encoder.model.encoder.parameters())
+    bandwidth, flops, _ = GPUS["H200 SXM"]
+    c = roofline_cost("H200 SXM")
+    assert c.fixed_ms == pytest.approx(1e3 * 2 * LAYER_PARAMS / bandwidth)
+    assert c.per_token_ms == pytest.approx(1e3 * 2 * LAYER_PARAMS / flops)
+    assert c.per_item_ms == 0 and c.fixed_ms > 200 * c.per_token_ms  # fixed-heavy
+    with pytest.raises(ValueError, match="gpu must be one of"):
+        roofline_cost("A100")

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from labsupport.benches.notebooks import Executed, execute
-from labsupport.notebook.claims import CLAIM_MIME
+from labsupport.notebook.claims import CLAIM_MIME, HEADS
 from labsupport.serving.demo.measure import MIN_GAIN
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,6 +105,10 @@ EXPECTED = {"00_welcome": {"batching_faster_per_sentence"},
                              "rag_prefix_cache_feeds_less", "rag_prefix_cache_lowers_ttft"}}
 
 
+# conclusions simulated with the cost a notebook fitted on its run (or the shipped fallback)
+ON_THE_FIT = {"window_waits_at_light_load", "bucketed_holds_slo_longer", "bucketing_beats_fifo",
+              "adaptive_busiest_step", "cpu_batching_headroom"}
+
 # the notebooks run beside a burning core: those stating a timed must-hold conclusion
 BUSY = {name for name, claims in EXPECTED.items() if claims & MUST_HOLD & TIMED}
 
@@ -176,5 +180,16 @@ def test_stated_conclusions_hold(name, tmp_path_factory):
             assert c["holds"], f"{c['name']} failed under load: {c['evidence']}"
     shown = [o["data"]["text/markdown"] for cell in nb.cells if cell.cell_type == "code"
              for o in cell.get("outputs", []) if CLAIM_MIME in o.get("data", {})]
-    for text, c in zip(shown, claims.values()):
-        assert text.startswith("**On this run:**") == c["holds"]
+    for text, c in zip(shown, claims.values()):  # the words say what the evidence is
+        yes, no = HEADS[c["basis"]]
+        assert text.startswith(f"**{yes if c['holds'] else no}:**"), (c["basis"], text)
+        assert c["basis"] == "run" or "this run" not in text.split(":**")[0], text
+    shipped = any("shipped coefficients" in o.get("text", "") for cell in nb.cells
+                  if cell.cell_type == "code" for o in cell.get("outputs", []))
+    for c in claims.values():  # a fit that fell back makes its simulated claims "shipped"
+        if c["name"] in ON_THE_FIT:
+            assert c["basis"] == ("shipped" if shipped else "run"), c
+    reprs = [o for cell in nb.cells if cell.cell_type == "code"
+             for o in cell.get("outputs", []) if o.get("output_type") == "execute_result"
+             and o.get("data", {}).get("text/plain", "").startswith("Claim(")]
+    assert not reprs, f"{name}: a claim cell shows the raw Claim repr"
