@@ -45,6 +45,8 @@ CHECK = {
     "window_waits_at_light_load": lambda e: e["p50_window_ms"] > e["p50_work_conserving_ms"],
     "bucketed_holds_slo_longer": lambda e: e["bucketed_req_per_s"] > e["naive_req_per_s"],
     "bucketing_beats_fifo": lambda e: e["bucketed_req_per_s"] >= e["fifo_req_per_s"],
+    "gpu_bucketing_wins": lambda e: e["bucketed_rps"] > max(e["fifo_rps"], e["one_at_a_time_rps"]),
+    "cpu_batching_headroom": lambda e: e["bucketed_rps"] < 1.5 * e["one_at_a_time_rps"],
     "real_knee_near_cap": lambda e: 0.5 * e["cap_ms"] <= e["knee_ms"] <= 1.5 * e["cap_ms"],
     "adaptive_busiest_step": lambda e: e["adaptive p99 ms"] <= e["fixed p99 ms"],
     "cache_same_tokens": lambda e: e["first difference"] is None,
@@ -81,7 +83,7 @@ CHECK = {
 # batch makes FIFO hold the SLO further: tests/sim/test_capacity.py), so the notebook checks
 # it and explains the outcome either way; nor notebook 07's timing claims (the live service
 # shares the cores with its load generator and the hog), only its counting ones.
-MUST_HOLD = {"batching_faster_per_sentence", "md1_matches_sim", "slo_pick_exists", "batching_cheaper", "window_waits_at_light_load",
+MUST_HOLD = {"batching_faster_per_sentence", "md1_matches_sim", "gpu_bucketing_wins", "slo_pick_exists", "batching_cheaper", "window_waits_at_light_load",
              "cache_same_tokens", "long_context_stays_memory_bound", "gpu_on_demand_wins",
              "overload_loses_nothing", "rag_prefix_cache_feeds_less"}
 # must-hold conclusions whose evidence is a timing the notebook measured (the others count
@@ -93,7 +95,8 @@ EXPECTED = {"00_welcome": {"batching_faster_per_sentence"},
             "04_encoder_batcher": {"batching_cheaper", "bucketed_drains_faster",
                                    "window_waits_at_light_load", "bucketed_holds_slo_longer",
                                    "bucketing_beats_fifo", "real_knee_near_cap",
-                                   "adaptive_busiest_step", "fit_describes_run"},
+                                   "adaptive_busiest_step", "fit_describes_run",
+                                   "gpu_bucketing_wins", "cpu_batching_headroom"},
             "05_decode_basics": {"cache_same_tokens", "no_cache_step_grows",
                                  "long_context_stays_memory_bound"},
             "06_continuous_decoder": {"gpu_on_demand_wins", "cpu_gain_smaller",
