@@ -1,5 +1,6 @@
 """The one place that decides where models run: ``LAB_DEVICE`` if set, else CUDA when
-present, else CPU. Timings on CUDA must synchronise (``sync``)."""
+present, else CPU; and the one timer of a model's work on it (``clock``, ``sync_timer``):
+timings on CUDA synchronise (``sync``), timings on a CPU count this thread's CPU time."""
 from __future__ import annotations
 
 import os
@@ -28,12 +29,26 @@ def sync(device) -> None:
         torch.cuda.synchronize(device)
 
 
+def clock(device):
+    """The clock (seconds) that times a model's work on ``device``: wall time after a sync on
+    CUDA; on a CPU the CPU time of the calling thread when torch runs one thread (all the
+    work is then in this thread, and time other programs take from the core is not
+    counted: steady on a busy machine), else wall time (torch's other threads work too)."""
+    import torch
+    if getattr(device, "type", str(device)).startswith("cuda"):
+        def synced() -> float:
+            torch.cuda.synchronize(device)
+            return time.perf_counter()
+        return synced
+    return time.thread_time if torch.get_num_threads() == 1 else time.perf_counter
+
+
 @contextmanager
 def sync_timer(device, out: list):
-    """``with sync_timer(dev, times): …`` appends the block's synchronised wall time in ms."""
-    sync(device)
-    t0 = time.perf_counter()
+    """``with sync_timer(dev, times): …`` appends the block's time in ms by ``clock(dev)``
+    (synchronised wall time on CUDA; this thread's CPU time on a one-thread CPU)."""
+    now = clock(device)
+    t0 = now()
     yield
-    sync(device)
-    out.append((time.perf_counter() - t0) * 1000.0)
+    out.append((now() - t0) * 1000.0)
 

@@ -3,24 +3,14 @@ feeds only the newest token and reads the cached keys and values) and without it
 feeds the whole sequence so far, recomputing every earlier token's K/V).
 
 Both run the same ``transformers`` model, so the cache is the only difference: the tokens
-must come out the same, and only the step times differ. Times are ms: CPU time of this
-thread on a CPU (steadier on a shared machine), wall time after a CUDA sync on a GPU.
+must come out the same, and only the step times differ. Times are ms by the lab's one timer
+(``labsupport.device.clock``): CPU time of this thread on a one-thread CPU (steadier on a
+shared machine), wall time after a CUDA sync on a GPU.
 """
 from __future__ import annotations
 
-import time
-
+from ..device import clock
 from ..validate import check_int
-
-
-def _clock(device) -> callable:
-    import torch
-    if device.type == "cuda":
-        def now() -> float:
-            torch.cuda.synchronize(device)
-            return time.perf_counter()
-        return now
-    return time.thread_time
 
 
 def decode_steps(model, prompt: list[int], new_tokens: int, *, use_cache: bool) -> dict:
@@ -37,7 +27,7 @@ def decode_steps(model, prompt: list[int], new_tokens: int, *, use_cache: bool) 
         raise ValueError(f"prompt ({len(prompt)}) + new_tokens ({new_tokens}) exceeds the "
                          f"model's n_positions={limit}")
     device = next(model.parameters()).device
-    now = _clock(device)
+    now = clock(device)
     ids = torch.tensor([prompt], device=device)
     out: dict[str, list] = {"tokens": [], "positions": [], "ms": []}
     with torch.inference_mode():

@@ -32,6 +32,20 @@ def step_s(batch: int, params: float, dtype_bytes: int, bandwidth: float, flops:
     return max(memory, 2.0 * params * batch / flops)
 
 
+def pass_ms(params: float, gpu: str = "H100 SXM", dtype_bytes: int = 2) -> tuple[float, float]:
+    """The roofline's two terms of one forward pass on ``gpu`` (a key of ``GPUS``), in ms:
+    reading the ``params`` weights once (``dtype_bytes`` each; the fixed cost of a pass) and
+    ``2 × params`` FLOPs per token fed (the cost per token). Decode steps
+    (``stepsim.StepCost.from_roofline``) and encoder passes (``encoder.model.roofline_cost``)
+    are both built from them."""
+    if gpu not in GPUS:
+        raise ValueError(f"gpu must be one of {sorted(GPUS)}, got {gpu!r}")
+    check_float("params", params, 0.0, lo_open=True)
+    check_int("dtype_bytes", dtype_bytes, 1)
+    bandwidth, flops, _ = GPUS[gpu]
+    return 1e3 * params * dtype_bytes / bandwidth, 1e3 * 2.0 * params / flops
+
+
 def crossover_batch(params: float, dtype_bytes: int, bandwidth: float, flops: float,
                     kv_bytes_per_token: float = 0.0, context: int = 0) -> int | None:
     """The smallest batch at which compute time reaches memory time (decode turns

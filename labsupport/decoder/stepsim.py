@@ -17,7 +17,7 @@ from ..traffic import Request
 from ..validate import check_float, check_int
 from .engine import Engine, EngineResult
 from .kvmath import LLAMA3_8B, kv_bytes_per_token
-from .roofline import GPUS
+from .roofline import GPUS, pass_ms
 from .scheduler import SchedulerConfig, StepPlan
 
 SIM_EOS = 1  # the simulator's stop token; every other token it "generates" is 0
@@ -55,13 +55,9 @@ class StepCost:
         ``2 × params`` FLOPs the cost per token fed, and each KV token read costs its
         bytes over the bandwidth. Memory and compute time are *added* (no overlap), so
         while decode is memory-bound this is a little above the roofline's ``max``."""
-        if gpu not in GPUS:
-            raise ValueError(f"gpu must be one of {sorted(GPUS)}, got {gpu!r}")
-        bandwidth, flops, _ = GPUS[gpu]
-        params = check_float("params", config["params"], 0.0, lo_open=True)
-        return cls(fixed_ms=1e3 * params * config.get("dtype_bytes", 2) / bandwidth,
-                   per_seq_ms=0.0, per_token_ms=1e3 * 2.0 * params / flops,
-                   per_kv_ms=1e3 * kv_bytes_per_token(config) / bandwidth)
+        weights_ms, token_ms = pass_ms(config["params"], gpu, config.get("dtype_bytes", 2))
+        return cls(fixed_ms=weights_ms, per_seq_ms=0.0, per_token_ms=token_ms,
+                   per_kv_ms=1e3 * kv_bytes_per_token(config) / GPUS[gpu][0])
 
 
 DEFAULT_COST = StepCost()

@@ -1,14 +1,14 @@
 """Checks for notebook 02's faults a batcher must survive (re-exported by
 ``labsupport.exercises.ex02``): a model that raises (ex02_4), a synchronous model that would
 block the event loop or run twice at once (ex02_5), a model that returns the wrong number of
-outputs (ex02_6), and callers who give up (ex02_9). Same scripted scenarios on the virtual
+outputs (ex02_6), and callers who give up: no work for them, no harm to others (ex02_9). Same scripted scenarios on the virtual
 clock as ``ex02``.
 """
 from __future__ import annotations
 
 from ..sim.scenarios import ProbeResult
-from .batcher_probe import (OVERLAP_WAIT_S, _batches_ok, _no_hangs, _right_results, _run,
-                            _shout, cancel_safe, concurrent_calls)
+from .batcher_probe import (OVERLAP_WAIT_S, _batches_ok, _no_hangs, _others_served,
+                            _right_results, _run, _shout, cancel_safe, concurrent_calls)
 from .guard import case_rng, exercise_check, student
 from .plain import describe, describe_error
 
@@ -163,13 +163,40 @@ def check_ex02_6(obj, hidden: bool = False) -> None:
             raise AssertionError(f"{ex}: a later, well-formed batch was not answered correctly")
 
 
-# ---- ex02_9: a caller that gives up -----------------------------------------------------
+# ---- ex02_9: a caller that gives up costs the model nothing -------------------------------
+
+def _no_work_for_the_gone(res: ProbeResult, ex: str, cancel: list) -> None:
+    """No model call holds an item whose caller had left before that call, and no call is
+    empty (a batch whose callers all left runs nothing)."""
+    for call in res.calls:
+        if not call.items:
+            raise AssertionError(f"{ex}: the model was called with an empty batch at "
+                                 f"{call.t_ms:.1f} ms; when every caller of a batch has left, "
+                                 "do not call the model at all")
+        for o, c in zip(res.outcomes, cancel):
+            if c is not None and c < call.t_ms and o.item in call.items:
+                raise AssertionError(
+                    f"{ex}: the model computed {o.item!r} at {call.t_ms:.1f} ms for a caller "
+                    f"who had left at {c:.1f} ms; drop the requests whose future is done "
+                    "before the batch goes to the model")
+
 
 @exercise_check("ex02_9")
 def check_ex02_9(obj, hidden: bool = False) -> None:
-    """``obj``: a batcher class; one caller is cancelled, the others must all be answered."""
+    """``obj``: a batcher class. Callers who left before their batch ran cost the model
+    nothing (their items are dropped; a batch of only such callers makes no call); a caller
+    who leaves while the model runs is skipped at delivery; everyone else is answered."""
     ex = "ex02_9"
     cancel_safe(obj, ex, during_run=True)
+    cancel = [None, 5.0, None, None]
+    res = _run(obj, ex, [0.0, 0.0, 0.0, 50.0], ["a", "b", "c", "d"], max_batch=4,
+               max_delay_ms=10.0, cancel_ms=cancel)
+    _no_work_for_the_gone(res, ex, cancel)
+    cancel = [3.0, 4.0, None]  # the whole first window leaves before it fires
+    res = _run(obj, ex, [0.0, 0.0, 30.0], ["x", "y", "z"], max_batch=4, max_delay_ms=10.0,
+               cancel_ms=cancel)
+    _others_served(res, ex, "after both callers of the first batch gave up", {"x", "y"})
+    _no_work_for_the_gone(res, ex, cancel)
     if not hidden:
         return
     rng = case_rng(ex, True)
@@ -184,3 +211,4 @@ def check_ex02_9(obj, hidden: bool = False) -> None:
             raise AssertionError(f"{ex}: with {len(gone)} of {n} callers gone, {o.item!r} got "
                                  f"no result; skip every cancelled future, not only the first")
     _right_results(res, ex)
+    _no_work_for_the_gone(res, ex, cancel)

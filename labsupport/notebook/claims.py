@@ -6,6 +6,12 @@ statement the cell shows it (as Markdown, with the numbers); when noise contradi
 cell says so, why it can happen and how to rerun. Every claim is also emitted as
 machine-readable output (``CLAIM_MIME``), so a test can run the notebook headless and check
 that what the notebook concluded agrees with what it measured.
+
+Every claim says what its evidence is (``basis``): ``"run"`` (measured on this run, or
+simulated with costs fitted on it), ``"shipped"`` (simulated with the reference machine's
+shipped costs: a fit fell back, ``basis_of``) or ``"roofline"`` (simulated with costs derived
+from a GPU's published figures). The shown sentence starts with the words of its basis
+(``HEADS``). ``claim`` returns nothing: a cell that ends with it shows the sentence only.
 """
 from __future__ import annotations
 
@@ -30,6 +36,12 @@ NOT_THIS_MACHINE = ("From here on the simulator describes the lab's reference ma
                     "Rerun the measuring cell when the machine is quiet.")
 
 
+# basis -> (words when the claim holds, words when it does not)
+HEADS = {"run": ("On this run", "Not on this run"),
+         "shipped": ("On the reference machine's costs", "Not on the reference machine's costs"),
+         "roofline": ("On the GPU roofline's costs", "Not on the GPU roofline's costs")}
+
+
 @dataclass
 class Claim:
     """One stated conclusion and the numbers that decided it (ms, req/s, ratios)."""
@@ -38,6 +50,7 @@ class Claim:
     statement: str            # what the notebook says when it holds
     evidence: dict = field(default_factory=dict)
     otherwise: str = ""       # why it may not hold on this run, and how to rerun
+    basis: str = "run"        # what the evidence is: a key of HEADS
 
 
 def _show(markdown: str, record: dict) -> None:
@@ -50,17 +63,28 @@ def _show(markdown: str, record: dict) -> None:
 
 
 def claim(name: str, holds: bool, statement: str, evidence: dict | None = None,
-          otherwise: str = "") -> Claim:
-    """Show ``statement`` if ``holds`` on this run, else say it did not hold and why."""
-    c = Claim(name, bool(holds), statement, dict(evidence or {}), otherwise)
+          otherwise: str = "", basis: str = "run") -> None:
+    """Show ``statement`` if ``holds`` on its ``basis`` (a key of ``HEADS``), else say it did
+    not hold and why. Returns nothing, so a cell ending with it shows the sentence only."""
+    if basis not in HEADS:
+        raise ValueError(f"basis must be one of {sorted(HEADS)}, got {basis!r}")
+    c = Claim(name, bool(holds), statement, dict(evidence or {}), otherwise, basis)
     nums = ", ".join(f"{k} = {_fmt(v)}" for k, v in c.evidence.items())
+    yes, no = HEADS[basis]
+    verb = "measured" if basis == "run" else "found"
     if c.holds:
-        md = f"**On this run:** {statement} ({nums})."
+        md = f"**{yes}:** {statement} ({nums})."
     else:
-        md = (f"**Not on this run:** we expected that {statement[0].lower()}{statement[1:]}, "
-              f"but measured {nums}. {otherwise or 'Another program may have used the CPU meanwhile: close it and rerun the cell.'}")
+        md = (f"**{no}:** we expected that {statement[0].lower()}{statement[1:]}, "
+              f"but {verb} {nums}. {otherwise or 'Another program may have used the CPU meanwhile: close it and rerun the cell.'}")
     _show(md, asdict(c))
-    return c
+
+
+def basis_of(model) -> str:
+    """``"shipped"`` when ``model`` is one of the lab's shipped cost models (a checked fit
+    fell back to it: ``checked_fit``, ``checked_step_fit``), else ``"run"``."""
+    from ..decoder.stepsim import DEFAULT_COST
+    return "shipped" if model in (SHIPPED_MINILM_CPU, DEFAULT_COST) else "run"
 
 
 def _fmt(v) -> str:
