@@ -162,7 +162,7 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
     """Autograde every submission (of ``assignment``, by ``students``) with ``jobs`` workers;
     ``report`` (a list) gets one ``{student, assignment, s, ok}`` per submission."""
     from tqdm import tqdm
-    from . import review, seal
+    from . import review, seal, similarity
     pairs = course.to_autograde(assignment, students)
     if not pairs:
         return False
@@ -173,6 +173,7 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
     overrides = {"Execute.timeout": timeout} if timeout is not None else {}
     overrides.update({f"Sandbox.{k}": v for k, v in course.cfg.get("Sandbox", {}).items()},
                      **{"Sandbox.mode": mode})
+    overrides[similarity.CLASS] = str(course._dir("submitted"))  # classmates, for copies
     main_db = course.coursedir.db_url
     failed, broken = [], None
     slots: queue.Queue = queue.Queue()

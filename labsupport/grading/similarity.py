@@ -102,8 +102,9 @@ def _shape(node: ast.AST) -> tuple[str, int]:
     """(a digest of ``node`` without its statement bodies, its number of nodes)."""
     fields, size = [], 1
     for name, value in ast.iter_fields(node):
-        if name in STATEMENT_LISTS or name in ("ctx", "type_comment", "kind"):
-            continue
+        if (name in STATEMENT_LISTS and isinstance(value, list)) or \
+                name in ("ctx", "type_comment", "kind"):
+            continue  # a body's statements count on their own (an IfExp's body does not)
         items = value if isinstance(value, list) else [value]
         parts = []
         for item in items:
@@ -258,12 +259,16 @@ def _code_cells(path: Path, ids) -> dict[str, str]:
     return {g: s[0] for g, s in found.items() if len(s) == 1}
 
 
+CLASS = "Classmates.folder"  # config: the class's submitted/ when grading runs elsewhere
+
+
 def class_reviews(config, info: dict, answers: dict[str, str]) -> dict[str, str]:
     """test id -> why a trainer should look, for the answers (answer id -> Python) of one
     submission (``info``: nbgrader's student, assignment, notebook): against the lab's
     references and the instructors' solution (``source_directory``), and the same cells of
-    every other submission (``submitted_directory``); the release's cells are what
-    everyone was given."""
+    every other submission (``<submitted>/<student>/<assignment>/``: the course's, or the
+    folder ``CLASS`` names, as ``parallel`` does for its private courses); the release's
+    cells are what everyone was given."""
     from nbgrader.coursedir import CourseDirectory
     cd = CourseDirectory(config=config)
     student, assignment = info.get("student", ""), info.get("assignment", "")
@@ -276,9 +281,10 @@ def class_reviews(config, info: dict, answers: dict[str, str]) -> dict[str, str]
                  **({"the instructors' solution": solution[ex]} if ex in solution else {})}
             for ex in ids}
     classmates = {}
-    base = Path(cd.root) / cd.submitted_directory
+    section, key = CLASS.split(".")
+    base = Path(config.get(section, {}).get(key) or Path(cd.root) / cd.submitted_directory)
     for other in sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []:
         if other != student:
-            classmates[other] = _code_cells(folder(cd.submitted_directory, other), ids)
+            classmates[other] = _code_cells(base / other / assignment / name, ids)
     found = copy_reviews(answers, refs, classmates, given)
     return {f"{ex}_test": why for ex, why in found.items()}

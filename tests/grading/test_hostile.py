@@ -12,7 +12,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 import hostile_cases
-from labsupport.grading import Course, course_config, parallel, similarity
+from labsupport.grading import Course, course_config, parallel, review
 
 ROOT = Path(__file__).resolve().parents[2]
 # a hang guard, not a limit: the class takes ~4 min on a quiet 2-core machine, more on a busy one
@@ -73,30 +73,18 @@ def graded(tmp_path_factory):
     return {c.name: c for c in cases}, rows, export, sources
 
 
-def _copies_of_the_lab(prefix: str, sources) -> set[str]:
-    """Items whose instructors' solution is itself, up to names and checks, a reference of
-    the lab (``similarity``): the honest control, which submits the solution, is a copy there."""
-    a, nb = sources[prefix]
-    src = nbformat.read(ROOT / "solutions" / a / f"{nb}.ipynb", 4)
-    out = set()
-    for c in src.cells:
-        gid = _nbg(c).get("grade_id", "")
-        if _nbg(c).get("solution") and c.cell_type == "code" and gid.startswith("ex"):
-            m = similarity.best_match(c.source, similarity.reference_sources(gid))
-            if m is not None and m.score >= similarity.THRESHOLD:
-                out.add(gid)
-    return out
+COPY = ("similar to the instructors' solution", "similar to the lab's")
 
 
 def test_controls_score_as_before(graded):
+    """The honest control submits the instructors' solution: a copy (``similarity``) of it,
+    and for some items of the lab's reference, so it may be flagged for that alone."""
     _, rows, _, sources = graded
     for prefix in sources:
         flagged, grades, comments = rows[f"honest{prefix}"]
-        copies = _copies_of_the_lab(prefix, sources)
-        why = {k: v for k, v in comments.items() if v and k not in copies}
-        assert not flagged or (not why and all(
-            comments[k].startswith("similar to the lab's") for k in copies
-            if grades.get(f"{k}_test", (0, 0, False))[2])), (prefix, comments)
+        why = {k: v for k, v in comments.items() if v and v != review.NO_RESPONSE}
+        assert not [v for v in why.values() if not v.startswith(COPY)], (prefix, why)
+        assert flagged == bool(why), (prefix, flagged, why)
         auto = {g: v for g, v in grades.items() if g.endswith("_test")}
         assert all(score == top for score, top, _ in auto.values()), (prefix, auto)
         flagged, grades, _ = rows[f"blank{prefix}"]

@@ -164,3 +164,29 @@ def test_in_a_class_a_copy_of_a_classmate_and_of_a_reference_go_to_review(tmp_pa
     assert "score 1.00" in got["alice"]["ex06_4_test"]
     assert set(got["bob"]) == {"ex06_4_test"}  # a copy of a copy: of the lab's, or alice's
     assert got["carol"] == {}
+
+
+def test_the_class_can_be_named_apart_from_the_course(tmp_path):
+    """``parallel`` grades each submission in a private course holding only it: the class's
+    submissions are then read from the folder ``CLASS`` names."""
+    src = next((ROOT / "solutions").glob("06_*/*.ipynb"))
+    a, name = src.parent.name, src.stem
+    private, real = tmp_path / "private", tmp_path / "real"
+    for folder in ("solutions", "notebooks"):
+        shutil.copytree(ROOT / folder / a, private / folder / a)
+    release = nbformat.read(private / "notebooks" / a / f"{name}.ipynb", 4)
+    ref = similarity.reference_sources("ex06_4")["labsupport.decoder.rules.grow_or_preempt"]
+    theirs = disguise(ref).replace("return False", "return False if True else None")
+    nb = nbformat.from_dict(json.loads(json.dumps(release)))
+    for c in nb.cells:
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "ex06_4":
+            c.source = theirs
+    (real / "dave" / a).mkdir(parents=True)
+    nbformat.write(nb, real / "dave" / a / f"{name}.ipynb")
+    info = {"student": "erin", "assignment": a, "notebook": name}
+    mine = disguise(theirs)
+    alone = similarity.class_reviews(course_config(private), info, {"ex06_4": mine})
+    cfg = course_config(private, **{similarity.CLASS: str(real)})
+    together = similarity.class_reviews(cfg, info, {"ex06_4": mine})
+    assert "student dave's answer" in together["ex06_4_test"], together
+    assert "student dave" not in alone.get("ex06_4_test", "")
