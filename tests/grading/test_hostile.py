@@ -83,7 +83,8 @@ def test_controls_score_as_before(graded):
     for prefix in sources:
         flagged, grades, comments = rows[f"honest{prefix}"]
         why = {k: v for k, v in comments.items() if v and v != review.NO_RESPONSE}
-        assert not [v for v in why.values() if not v.startswith(COPY)], (prefix, why)
+        assert all(part.startswith(COPY) for v in why.values() for part in v.split("; ")), \
+            (prefix, why)
         assert flagged == bool(why), (prefix, flagged, why)
         auto = {g: v for g, v in grades.items() if g.endswith("_test")}
         assert all(score == top for score, top, _ in auto.values()), (prefix, auto)
