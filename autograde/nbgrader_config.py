@@ -12,6 +12,7 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 
 from labgrader import (ShortTestErrors, autograde_preprocessors,
                        generate_assignment_preprocessors, sanitize_preprocessors)
+from labgrader.feedback_view import PAGE, TEMPLATE, NameGradedItems, nbgrader_templates
 
 c = get_config()  # noqa: F821
 ROOT = Path(__file__).resolve().parents[1]  # the repo root, wherever it is cloned
@@ -28,8 +29,14 @@ c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'autograde' / 'gradebook.db'}"
 c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()
 # Feedback shows what a student wrote and which checks failed (the error and its message),
 # never the hidden tests: neither in the test cells nor in a traceback's context lines.
+# The page names each graded item by its exercise id and heading, and wraps every message
+# (the course's template in autograde/templates/, which extends nbgrader's).
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests,
-                                    ShortTestErrors]
+                                    ShortTestErrors, NameGradedItems]
+c.HTMLExporter.template_name = TEMPLATE
+c.HTMLExporter.template_file = PAGE
+c.HTMLExporter.extra_template_basedirs = [str(Path(__file__).resolve().parent / "templates"),
+                                          nbgrader_templates()]
 # Autograde: the kernel runs in the submission's sandbox (c.Sandbox: namespaces and a grading
 # user as root, rlimits and a warning otherwise; limits in docs/trainers.md), in autograde mode
 # (LAB_AUTOGRADE=1: short demos, no frontend waits), and survives a dead kernel; then every

@@ -2,8 +2,9 @@
 the student's answer back as a plain value, and it is judged here, in the grader's own
 process — a process that never ran the student's code, the only one that reads the key
 (``exercises.answer_key``: ``keys/`` of the course, else the lab's). A check module
-whose content needs a key names it in ``KEY_FILE`` and judges with ``wrong_answer(item,
-answer, key)`` (a message a student may read, or None when right).
+whose content needs a key names it in ``KEY_FILE`` and judges with ``judge(item, answer,
+key)``: ``(wrong, review)``, a message a student may read when wrong, or why a trainer
+must read the answer (the judge is unsure); both None when right.
 """
 from __future__ import annotations
 
@@ -35,8 +36,9 @@ class Keys:
         self._loaded: dict[str, dict | None] = {}
 
     def judge(self, answer_id: str, answer) -> tuple[str | None, str | None]:
-        """``(wrong, unkeyed)``: the student's message when the answer is wrong, or why a
-        trainer must grade it by hand (no key); both None when it is right."""
+        """``(wrong, review)``: the student's message when the answer is wrong, or why a
+        trainer must grade it by hand (no key, or the judge is unsure); both None when it is
+        right."""
         module = _module(answer_id)
         name = module.KEY_FILE
         if name not in self._loaded:
@@ -45,4 +47,4 @@ class Keys:
         if key is None:
             return None, (f"the answer key {name}.json was not found in {self.folder}: "
                           "grade this item by hand")
-        return module.wrong_answer(answer_id, answer, key), None
+        return module.judge(answer_id, answer, key)

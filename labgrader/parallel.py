@@ -164,7 +164,7 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
     solutions are graded first (``Course.preflight``): grading stops, nothing written,
     unless they get full marks."""
     from tqdm import tqdm
-    from . import review, seal
+    from . import review, seal, similarity
     from .seed import grader_env
     grader_env()  # one seed for the whole run (the workers inherit it), preflight included
     pairs = course.to_autograde(assignment, students)
@@ -178,6 +178,7 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
     overrides = {f"{cls}.{k}": v for cls in ("Execute", "TrustedChecks", "Sandbox")  # to each job
                  for k, v in course.cfg.get(cls, {}).items()}
     overrides["Sandbox.mode"] = mode
+    overrides[similarity.CLASS] = str(course._dir("submitted"))  # classmates, for copies
     main_db = course.coursedir.db_url
     failed, broken = [], None
     slots: queue.Queue = queue.Queue()

@@ -19,7 +19,7 @@ import nbformat
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
 from traitlets import Float
 
-from . import audit, cellcode, keyed, seal, trusted
+from . import audit, cellcode, keyed, seal, similarity, trusted
 from .execute import AutogradeExecute, course_root, error_output
 from .roles import roles
 from .sandbox import Sandbox
@@ -171,6 +171,11 @@ class TrustedChecks(NbGraderPreprocessor):
             else:
                 cell.outputs = [error_output(*zero.get(tid, ("NotGraded", f"{tid.removesuffix('_test')}"
                                                                 ": no answer was graded")))]
+        answers = {a: cellcode.python_source(nb.cells[i].source) for a, i in found.at.items()
+                   if f"{a}_test" in found.tests}
+        for tid, why in similarity.class_reviews(self.config, resources.get("nbgrader", {}),
+                                                 answers).items():  # copies: review, score kept
+            review[tid] = f"{review[tid]}; {why}" if tid in review else why
         if flagged_elsewhere:
             note = "flagged for manual review: " + "; ".join(flagged_elsewhere)[:900]
             for tid in found.tests:

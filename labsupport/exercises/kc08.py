@@ -10,15 +10,17 @@ self-study mode (``kc08_feedback``; ``check_kc08_NN(answer, hidden=True)``), whi
 the answers to whoever has the key.
 
 A short answer is right when, for each concept the key lists for it, one of that concept's
-phrases appears among the answer's word n-grams and no negation denies it — so answers
-worded differently, in prose or as the lab's parameter names, pass alike.
+phrases appears in the answer and is affirmed there, judged by clause and scope
+(``negation``): a concept named only to be denied ("not X, it is Y", "Y rather than X",
+"X? They don't") does not count; one the rule cannot resolve goes to the trainer's review
+(``judge``). The message names the concept that was missing or denied, by the key's label.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from . import answer_key
+from . import answer_key, negation
 from .guard import exercise_check
 from .plain import describe
 
@@ -83,73 +85,9 @@ FORM: dict[str, Form] = {
 }
 
 
-def _plural(word: str) -> str:
-    if len(word) > 3 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("ches", "shes", "xes", "sses")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
 def tokens(text: str) -> list[str]:
-    """Lower-case words, split at anything not a letter or digit, plurals folded."""
-    return [_plural(w) for w in re.findall(r"[a-z0-9]+", text.lower())]
-
-
-# A negation cue denies what follows it up to the end of its clause ("not the KV cache but
-# the activations": the KV cache is denied, the activations are not). A synonym phrase that
-# itself starts with the cue ("never resolved") is the concept, not its denial. A denial can
-# also come after the concept: "the KV cache is not what limits it", "bucketing won't help",
-# "hang is wrong", or a clause of its own ("KV cache? no, ...").
-NEGATIONS = {"not", "no", "never", "nothing", "none", "nobody", "neither", "nor", "without",
-             "instead", "rather", "t", "cannot", "dont", "doesnt", "isnt", "arent", "wont",
-             "cant", "didnt", "wasnt", "werent",  # "t": what is left of n't after splitting
-             "forget", "except", "excluding", "unlike", "ignore"}
-POST_DENIALS = NEGATIONS | {"wrong", "false", "incorrect", "irrelevant", "myth", "nope"}
-# words that may stand between a concept and a denial that comes after it ("X is not")
-AUX = {"is", "are", "was", "were", "be", "been", "s", "do", "doe", "does", "did", "will",
-       "would", "won", "ca", "can", "could", "should", "has", "have", "had", "really",
-       "actually", "simply", "definitely", "certainly", "totally", "completely"}
-TAIL = {"really", "at", "all", "true", "relevant", "it", "so", "the", "case", "right"}
-DENIAL_CLAUSE = {"no", "nope", "not", "wrong", "false", "incorrect", "really", "nah", "at",
-                 "all", "that", "s", "is"}
-CLAUSE_END = re.compile(r"[;:,.!?()\[\]]|\b(?:but|so|because|since|whereas|while|although|"
-                        r"though|yet)\b", re.I)
-ALL_BUT = re.compile(r"\b(?:anything|everything|all|nothing)\s+but\b", re.I)
-
-
-def _denied_after(words: list[str], end: int) -> bool:
-    """Whether a denial follows the words before ``end`` in their clause ("X is not ...").
-    Callers also try ``end`` a few words on, so "KV" in "the KV cache is not" is denied."""
-    for j in range(end, len(words)):
-        if words[j] in POST_DENIALS:
-            between, after = words[end:j], words[j + 1:]
-            return bool(between) or all(w in TAIL for w in after)
-        if words[j] not in AUX:
-            return False
-    return False
-
-
-def affirmed(answer: str) -> set[str]:
-    """The answer's word n-grams (n ≤ 3, normalised by ``tokens``) that no negation cue
-    denies: one before them in their clause, one right after them, or a clause of denial
-    words next."""
-    out = set()
-    clauses = [tokens(c or "") for c in CLAUSE_END.split(ALL_BUT.sub(" not ", answer))]
-    clauses = [c for c in clauses if c]
-    for k, words in enumerate(clauses):
-        nxt = clauses[k + 1] if k + 1 < len(clauses) else []
-        if nxt and all(w in DENIAL_CLAUSE for w in nxt) and set(nxt) & POST_DENIALS:
-            continue  # "KV cache? no": the whole clause is denied
-        cues = [j for j, w in enumerate(words) if w in NEGATIONS]
-        for n in range(1, 4):
-            for i in range(len(words) - n + 1):
-                denied_after = any(_denied_after(words, i + n + k) for k in range(4))
-                if not any(j < i for j in cues) and not denied_after:
-                    out.add(" ".join(words[i:i + n]))
-    return out
+    """Lower-case words as they are matched (plurals and -ing/-ed folded, ``negation``)."""
+    return negation.folded(text)
 
 
 # --- form: what the self-check tells the student -------------------------------------
@@ -211,35 +149,74 @@ def _plain_answer(item: str, answer):
     return answer
 
 
-def correct(item: str, answer, entry: dict) -> bool:
-    """Whether ``answer`` is right for ``item`` by its key ``entry`` (``keys/kc08.json``).
-    A malformed answer raises the form's AssertionError."""
+@dataclass(frozen=True)
+class Verdict:
+    right: bool | None        # None: uncertain, a person decides
+    why: str = ""             # what was missing, denied or unresolved ("" when right)
+
+
+def _label(entry: dict, k: int) -> str:
+    labels = entry.get("labels") or []
+    return labels[k] if k < len(labels) else f"concept {k + 1} of {len(entry['concepts'])}"
+
+
+def assess(item: str, answer, entry: dict) -> Verdict:
+    """How ``answer`` stands for ``item`` by its key ``entry`` (``keys/kc08.json``). A
+    malformed answer raises the form's AssertionError."""
     spec = FORM[item]
     answer = _plain_answer(item, answer)
     if spec.kind == "mc":
-        return _letter(item, spec, answer) == str(entry["answer"]).lower()
+        return Verdict(_letter(item, spec, answer) == str(entry["answer"]).lower())
     if spec.kind == "tf":
-        return _truth(item, answer) == str(bool(entry["answer"])).lower()
+        return Verdict(_truth(item, answer) == str(bool(entry["answer"])).lower())
     if spec.kind == "number":
         d = spec.digits
         got = round(_number(item, spec, answer), d)
-        return f"{got:.{d}f}" == f"{float(entry['answer']):.{d}f}"
+        return Verdict(f"{got:.{d}f}" == f"{float(entry['answer']):.{d}f}")
     _words(item, answer)  # the form: a short string
-    grams = affirmed(answer)
-    return all(grams & {" ".join(tokens(p)) for p in group} for group in entry["concepts"])
+    unsure = []
+    for k, group in enumerate(entry["concepts"]):
+        found, clause = negation.status(answer, [tokens(p) for p in group])
+        if found is None:
+            return Verdict(False, f"it does not name {_label(entry, k)}")
+        if found == negation.DENIED:
+            return Verdict(False, f"it names {_label(entry, k)} only to deny it (“{clause}”)")
+        if found == negation.UNCERTAIN:
+            unsure.append(f"{_label(entry, k)} sits under a negation or hedge the rule cannot "
+                          f"resolve (“{clause}”)")
+    return Verdict(None, "; ".join(unsure)) if unsure else Verdict(True)
+
+
+def correct(item: str, answer, entry: dict) -> bool:
+    """Whether ``answer`` is surely right for ``item`` (uncertain is not)."""
+    return assess(item, answer, entry).right is True
+
+
+def judge(item: str, answer, key: dict) -> tuple[str | None, str | None]:
+    """``(wrong, review)``: the message a student may read when ``answer`` is wrong (where to
+    re-read, and which concept was missing or denied), or why a trainer must read it
+    (uncertain, or no key); both None when it is right. Used by the trusted pass, in the
+    grader's process."""
+    if item not in key:
+        return None, f"{item}: the answer key has no entry for this item; grade it by hand"
+    try:
+        v = assess(item, answer, key[item])
+    except AssertionError as err:
+        return str(err), None
+    spec = FORM[item]
+    if v.right is None:
+        return None, f"{item}: sent to your trainer to read: {v.why}"
+    if v.right:
+        return None, None
+    why = f"{v.why}; " if v.why else ""
+    return f"{item}: not correct yet — {why}re-read {spec.where or WHERE[spec.objective]}.", None
 
 
 def wrong_answer(item: str, answer, key: dict) -> str | None:
-    """None when ``answer`` is right by ``key``, else the message a student may read: where
-    to re-read (never the answer). Used by the trusted pass, in the grader's process."""
-    if item not in key:
-        return f"{item}: the answer key has no entry for this item; grade it by hand"
-    try:
-        ok = correct(item, answer, key[item])
-    except AssertionError as err:
-        return str(err)
-    spec = FORM[item]
-    return None if ok else f"{item}: not correct yet — re-read {spec.where or WHERE[spec.objective]}."
+    """None when ``answer`` is right by ``key``, else the message a student may read (an
+    uncertain answer's says a trainer reads it)."""
+    wrong, review = judge(item, answer, key)
+    return wrong or review
 
 
 def check(item: str, answer, hidden: bool = False) -> None:
@@ -259,7 +236,7 @@ def check(item: str, answer, hidden: bool = False) -> None:
         raise AssertionError(f"{item}: the form is right; the content is checked against the "
                              "answer key, which only your trainer (or self-study mode, with "
                              "the course's keys/ folder) has")
-    message = wrong_answer(item, answer, key)
+    message = wrong_answer(item, answer, key)  # uncertain: not a pass either
     if message:
         raise AssertionError(message)
 

@@ -1,6 +1,6 @@
 """Self-study mode for notebook 08: a learner working alone commits their answers and gets,
-for each item, whether the committed answer is right and the explanation of the expected
-one. **It reveals the answers**, so it needs the answer key — the course's grader-only
+for each item, whether the committed answer is right (for a short answer, which concept
+was missing or named only to be denied) and the explanation of the expected one. **It reveals the answers**, so it needs the answer key — the course's grader-only
 ``keys/kc08.json`` (``answer_key``), which a student in a class does not have: the
 course repo has it, or ``LAB_KEYS_DIR`` points at a copy. Without the key it says so.
 
@@ -68,11 +68,13 @@ def review(namespace: dict, commit: bool = False, path: Path | None = None,
             continue
         answer = ast.literal_eval(done[item])
         try:
-            ok = item in key and kc08.correct(item, answer, key[item])
-        except AssertionError:
-            ok = False
+            v = kc08.assess(item, answer, key[item]) if item in key else kc08.Verdict(False)
+        except AssertionError as err:
+            v = kc08.Verdict(False, str(err).removeprefix(f"{item}: "))
+        said = {True: "right", False: "not right", None: "not sure (a trainer would read it)"}
+        why = f": {v.why}" if v.why else ""
         changed = item in answers and repr(answers[item]) != done[item]
-        lines.append(f"{item}: {'right' if ok else 'not right'} (committed {done[item]})"
+        lines.append(f"{item}: {said[v.right]}{why} (committed {done[item]})"
                      f"{' - changed since, the verdict is for the committed one' if changed else ''}"
                      f"\n    {key.get(item, {}).get('explain', '')}")
     if not commit and len(done) < len(kc08.FORM):

@@ -14,7 +14,7 @@ from nbgrader.api import Gradebook
 
 import hostile_cases
 from labsupport.exercises.guard import GRADER_SEED_ENV
-from labgrader import Course, course_config, parallel
+from labgrader import Course, course_config, parallel, review
 
 ROOT = Path(__file__).resolve().parents[2]
 # a hang guard, not a limit: the class takes ~4 min on a quiet 2-core machine, more on a busy one
@@ -80,11 +80,19 @@ def graded(tmp_path_factory):
     return {c.name: c for c in cases}, rows, export, sources, leaked
 
 
+COPY = ("similar to the instructors' solution", "similar to the lab's")
+
+
 def test_controls_score_as_before(graded):
+    """The honest control submits the instructors' solution: a copy (``similarity``) of it,
+    and for some items of the lab's reference, so it may be flagged for that alone."""
     _, rows, _, sources, _ = graded
     for prefix in sources:
         flagged, grades, comments = rows[f"honest{prefix}"]
-        assert not flagged, (prefix, comments)
+        why = {k: v for k, v in comments.items() if v and v != review.NO_RESPONSE}
+        assert all(part.startswith(COPY) for v in why.values() for part in v.split("; ")), \
+            (prefix, why)
+        assert flagged == bool(why), (prefix, flagged, why)
         auto = {g: v for g, v in grades.items() if g.endswith("_test")}
         assert all(score == top for score, top, _ in auto.values()), (prefix, auto)
         flagged, grades, _ = rows[f"blank{prefix}"]

@@ -25,6 +25,7 @@ def test_commit_is_final_and_feedback_names_content(tmp_path):
     assert by_item["kc08_04"].startswith("kc08_04: not right")
     assert by_item["kc08_01"] == "kc08_01: not answered"  # the stub is no answer
     assert "timer" in by_item["kc08_04"]  # content: what the expected answer is about
+    assert "only to deny it" in by_item["kc08_04"]  # and which concept was denied
     assert "25 ms" in by_item["kc08_18"] and "not right" in by_item["kc08_18"]
     # a changed answer after the commit keeps the committed verdict
     lines = kc08_feedback.review({**ns, "kc08_18": 25}, commit=True, path=state)

@@ -170,3 +170,27 @@ def no_answer_or_explanation(text: str) -> None:
             for line in c.source.splitlines():
                 if line.startswith(f"{gid} ="):
                     assert line.lower() not in text, f"the solution line {line!r} ships"
+
+
+def test_the_grader_tables_of_phrasings_do_not_ship():
+    """The short answers' test tables (``keys/kc08_phrasings.json``, the held-out
+    ``keys/kc08_heldout.json``) sit beside the key: no shipped file is one of them or
+    holds their note, and none of their phrasings of three words or more (right or wrong)
+    is readable in what ships as a quoted string (as a copied table would hold it)."""
+    folder = ROOT / "keys"
+    tables = sorted(folder.glob("kc08_*.json"))
+    assert {p.name for p in tables} >= {"kc08_phrasings.json", "kc08_heldout.json"}
+    shipped = _shipped_files()
+    names = {p.name for p in shipped}
+    text = re.sub(r"\s+", " ", _shipped_text().lower())
+    for table in tables:
+        assert table.name not in names, f"{table.name} ships"
+        data = json.loads(table.read_text())
+        assert data["_about"][:60].lower() not in text, f"{table.name}'s note ships"
+        rows = {i: r for i, r in data.items() if not i.startswith("_")}
+        assert rows, table.name
+        for item, kinds in rows.items():
+            for phrasing in kinds["right"] + kinds["wrong"]:
+                if len(phrasing.split()) >= 3:
+                    for quoted in (json.dumps(phrasing.lower()), repr(phrasing.lower())):
+                        assert quoted not in text, f"{table.name}: {item} {phrasing!r} ships"

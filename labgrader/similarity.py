@@ -1,0 +1,290 @@
+"""Copying as a review flag: how much of an answer cell is, up to renaming and reordering,
+the lab's own code or another student's answer.
+
+Each piece of code is reduced to a *multiset of normalised subtrees* of its syntax tree:
+every name, argument and defined name becomes ``_`` (builtins keep theirs, attribute names
+stay), imports, docstrings, annotations, ``print`` calls and checks
+(``assert``, ``raise``, an ``if`` that only raises) are dropped, constants keep only their
+type, and a compound statement is hashed without its body, whose statements count on their
+own — so renaming locals, dropping checks or reordering statements changes nothing. Each
+subtree of at least ``MIN_NODES`` nodes weighs its size. What the release gives everyone
+(the answer cell's stub) is taken out of both sides. Two pieces score the Dice coefficient
+of their weighted multisets, 2·|A∩B| / (|A|+|B|), 0 to 1 (MOSS compares fingerprints of
+token k-grams; subtrees make order not matter).
+
+An answer is compared with the lab's references of its exercise (``labgrader.references``:
+each function, class or module, by its source) and the instructors' solution cell, and with
+the same cell of every other submission of the class; a score ≥ ``THRESHOLD`` on an answer
+of at least ``MIN_WEIGHT`` is flagged for review (the score stays what the checks gave).
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+THRESHOLD = 0.8     # Dice score from which an answer goes to review
+MIN_NODES = 4       # smaller subtrees (a name, a constant) say nothing
+MIN_WEIGHT = 40     # answers smaller than this (summed subtree sizes) are never flagged
+MAX_SOURCE = 100_000  # characters of one answer that are parsed at most
+BUILTINS = frozenset(dir(builtins))
+
+
+class _Normalise(ast.NodeTransformer):
+    """Names, docstrings, annotations, constants and checks as described above."""
+
+    def _drop_doc(self, node):
+        body = getattr(node, "body", None)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+        return node
+
+    def visit_Import(self, node):
+        return None  # where a name comes from is not the code
+
+    visit_ImportFrom = visit_Import
+
+    def visit_Name(self, node):
+        return ast.copy_location(ast.Name(id=node.id if node.id in BUILTINS else "_",
+                                          ctx=ast.Load()), node)
+
+    def visit_arg(self, node):
+        return ast.copy_location(ast.arg(arg="_", annotation=None), node)
+
+    def visit_Constant(self, node):
+        return ast.copy_location(ast.Constant(value=type(node.value).__name__), node)
+
+    def _def(self, node):
+        self._drop_doc(node)
+        node.name = "_"
+        node.decorator_list = []
+        if hasattr(node, "returns"):
+            node.returns = None
+        return self.generic_visit(node)
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _def
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return None
+        return self.generic_visit(ast.copy_location(
+            ast.Assign(targets=[node.target], value=node.value), node))
+
+    def visit_Assert(self, node):
+        return None
+
+    def visit_Raise(self, node):
+        return None
+
+    def visit_If(self, node):
+        if all(isinstance(s, (ast.Raise, ast.Assert)) for s in node.body) and not node.orelse:
+            return None
+        return self.generic_visit(node)
+
+    def visit_Expr(self, node):
+        v = node.value
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print":
+            return None
+        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+            return None  # a bare string: a docstring or a comment in disguise
+        return self.generic_visit(node)
+
+
+STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers")
+
+
+def _shape(node: ast.AST) -> tuple[str, int]:
+    """(a digest of ``node`` without its statement bodies, its number of nodes)."""
+    fields, size = [], 1
+    for name, value in ast.iter_fields(node):
+        if (name in STATEMENT_LISTS and isinstance(value, list)) or \
+                name in ("ctx", "type_comment", "kind"):
+            continue  # a body's statements count on their own (an IfExp's body does not)
+        items = value if isinstance(value, list) else [value]
+        parts = []
+        for item in items:
+            if isinstance(item, ast.AST):
+                digest, n = _shape(item)
+                parts.append(digest)
+                size += n
+            else:
+                parts.append(repr(item))
+        fields.append(f"{name}=[{','.join(parts)}]")
+    text = f"{type(node).__name__}({';'.join(fields)})"
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest(), size
+
+
+def fingerprint(source: str) -> Counter:
+    """The weighted multiset of ``source``'s normalised subtrees (empty when it does not
+    parse): digest -> summed size."""
+    try:
+        tree = ast.parse(source[:MAX_SOURCE])
+        tree = _Normalise().visit(tree)
+        nodes = list(ast.walk(tree))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return Counter()
+    out: Counter = Counter()
+    for node in nodes:
+        if isinstance(node, (ast.Module, ast.expr_context)):
+            continue
+        try:
+            digest, size = _shape(node)
+        except RecursionError:
+            return Counter()
+        if size >= MIN_NODES:
+            out[digest] += size
+    return out
+
+
+def weight(fp: Counter) -> int:
+    return sum(fp.values())
+
+
+def score(a: Counter, b: Counter) -> float:
+    """Dice coefficient of two weighted multisets, 0 (nothing shared) to 1 (the same)."""
+    total = weight(a) + weight(b)
+    return 2 * weight(a & b) / total if total else 0.0
+
+
+@dataclass(frozen=True)
+class Match:
+    score: float
+    what: str  # what it matched: a reference's dotted path, the solution, a student
+
+
+def best_match(answer: str, others: dict[str, str], given: str = "") -> Match | None:
+    """The piece of ``others`` (label -> source) ``answer`` is most like, once what the
+    release ``given`` everyone is taken out; None when the answer is too small to judge."""
+    stub = fingerprint(given)
+    mine = fingerprint(answer) - stub
+    if weight(mine) < MIN_WEIGHT:
+        return None
+    best = None
+    for label, source in others.items():
+        s = score(mine, fingerprint(source) - stub)
+        if best is None or s > best.score:
+            best = Match(round(s, 2), label)
+    return best
+
+
+# ---- what an answer is compared with ------------------------------------------------------
+
+def _units(path: Path, names: list[str]) -> dict[str, str]:
+    """Sources in ``path``: the definition named by ``names`` (a function, a class, a
+    method), or each top-level definition when ``names`` is empty."""
+    try:
+        text = path.read_text()
+        tree = ast.parse(text)
+    except (OSError, SyntaxError):
+        return {}
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    if not names:
+        return {n.name: ast.get_source_segment(text, n) or "" for n in tree.body
+                if isinstance(n, defs)}
+    scope = tree.body
+    node = None
+    for name in names:
+        node = next((n for n in scope if isinstance(n, defs) and n.name == name), None)
+        if node is None:
+            return {}
+        scope = node.body
+    return {".".join(names): ast.get_source_segment(text, node) or ""}
+
+
+def reference_sources(exercise: str) -> dict[str, str]:
+    """The lab's references of ``exercise`` by their source: dotted path -> code."""
+    from . import references
+    root = references.ROOT.parent
+    out: dict[str, str] = {}
+    for ref in references.REFERENCES.get(exercise, ()):
+        module = references._module_of(ref)
+        rel = Path(*module.split("."))
+        path = root / rel.with_suffix(".py")
+        if not path.exists():
+            path = root / rel / "__init__.py"
+        names = ref[len(module) + 1:].split(".") if ref != module else []
+        for name, source in _units(path, names).items():
+            out[f"{module}.{name}"] = source
+    return out
+
+
+def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
+                 classmates: dict[str, dict[str, str]], given: dict[str, str]) -> dict[str, str]:
+    """exercise id -> why a trainer should look, for each answer (id -> source) that scores
+    ≥ ``THRESHOLD`` against its ``references`` (id -> label -> source: the lab's code, the
+    solution) or a classmate's answer (student -> id -> source); ``given`` is the release's
+    cell of each id."""
+    out = {}
+    for ex, source in answers.items():
+        others = dict(references.get(ex, {}))
+        others.update({f"student {who}'s answer": cells[ex] for who, cells in classmates.items()
+                       if ex in cells})
+        match = best_match(source, others, given.get(ex, ""))
+        if match is not None and match.score >= THRESHOLD:
+            out[ex] = (f"similar to {match.what} (score {match.score:.2f}: the same code up to "
+                       "names, order and checks)")
+    return out
+
+
+# ---- in the autograde pipeline ------------------------------------------------------------
+
+SOLUTION_MARKS = ("### BEGIN SOLUTION", "### END SOLUTION")
+MAX_NOTEBOOK = 20_000_000  # bytes of a classmate's notebook read at most
+
+
+def _code_cells(path: Path, ids) -> dict[str, str]:
+    """grade_id -> the cell's Python, for the ids that appear exactly once in the notebook at
+    ``path`` (read as plain JSON: a submission is data here, never run)."""
+    from .cellcode import python_source
+    try:
+        if path.stat().st_size > MAX_NOTEBOOK:
+            return {}
+        cells = json.loads(path.read_text()).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return {}
+    found: dict[str, list[str]] = {}
+    for c in cells if isinstance(cells, list) else []:
+        meta = (c.get("metadata") or {}).get("nbgrader") or {} if isinstance(c, dict) else {}
+        gid = meta.get("grade_id") if isinstance(meta, dict) else None
+        if gid in ids and c.get("cell_type") == "code":
+            src = c.get("source", "")
+            src = "".join(src) if isinstance(src, list) else str(src)
+            src = "\n".join(l for l in src.splitlines() if l.strip() not in SOLUTION_MARKS)
+            found.setdefault(gid, []).append(python_source(src))
+    return {g: s[0] for g, s in found.items() if len(s) == 1}
+
+
+CLASS = "Classmates.folder"  # config: the class's submitted/ when grading runs elsewhere
+
+
+def class_reviews(config, info: dict, answers: dict[str, str]) -> dict[str, str]:
+    """test id -> why a trainer should look, for the answers (answer id -> Python) of one
+    submission (``info``: nbgrader's student, assignment, notebook): against the lab's
+    references and the instructors' solution (``source_directory``), and the same cells of
+    every other submission (``<submitted>/<student>/<assignment>/``: the course's, or the
+    folder ``CLASS`` names, as ``parallel`` does for its private courses); the release's
+    cells are what everyone was given."""
+    from nbgrader.coursedir import CourseDirectory
+    cd = CourseDirectory(config=config)
+    student, assignment = info.get("student", ""), info.get("assignment", "")
+    name = f"{info.get('notebook', '')}.ipynb"
+    ids = set(answers)
+    folder = lambda where, who=".": Path(cd.format_path(where, who, assignment)) / name  # noqa: E731
+    given = _code_cells(folder(cd.release_directory), ids)
+    solution = _code_cells(folder(cd.source_directory), ids)
+    refs = {ex: {**{f"the lab's {r}": s for r, s in reference_sources(ex).items()},
+                 **({"the instructors' solution": solution[ex]} if ex in solution else {})}
+            for ex in ids}
+    classmates = {}
+    section, key = CLASS.split(".")
+    base = Path(config.get(section, {}).get(key) or Path(cd.root) / cd.submitted_directory)
+    for other in sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []:
+        if other != student:
+            classmates[other] = _code_cells(base / other / assignment / name, ids)
+    found = copy_reviews(answers, refs, classmates, given)
+    return {f"{ex}_test": why for ex, why in found.items()}

@@ -1,0 +1,192 @@
+"""Copying as a review flag (``grading/similarity.py``): a renamed, check-dropped, reordered
+copy of the lab's code or of a classmate's answer is found, with the score and what it
+matched; honest different solutions (``tests/variants/passing``) are not."""
+import ast
+import builtins
+import itertools
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import adapters  # noqa: E402
+
+from labgrader.references import REFERENCES  # noqa: E402
+from labgrader import course_config, similarity  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+MARKS = ("### BEGIN SOLUTION", "### END SOLUTION")
+BUILTINS = set(dir(builtins))
+
+
+def _solution(ex: str) -> str:
+    return "\n".join(l for l in adapters.cell(ex).source.splitlines() if l.strip() not in MARKS)
+
+
+class _Disguise(ast.NodeTransformer):
+    """What a student hiding a copy does: every local renamed, docstrings and checks dropped,
+    methods and independent first statements reordered."""
+
+    def __init__(self):
+        self.names = {}
+        self.fresh = (f"my_{w}{k}" for k in itertools.count() for w in ("thing", "val"))
+
+    def visit_Name(self, node):
+        if node.id != "self" and node.id not in BUILTINS:
+            node.id = self.names.setdefault(node.id, next(self.fresh))
+        return node
+
+    def visit_arg(self, node):
+        if node.arg != "self":
+            node.arg = self.names.setdefault(node.arg, next(self.fresh))
+        node.annotation = None
+        return node
+
+    def _body(self, node):
+        self.generic_visit(node)
+        body = [s for s in node.body if not isinstance(s, (ast.Assert, ast.Raise))
+                and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+                and not (isinstance(s, ast.If) and all(isinstance(b, ast.Raise) for b in s.body))]
+        if isinstance(node, ast.ClassDef):
+            body = body[::-1]  # methods in another order
+        elif len(body) > 2 and all(isinstance(s, ast.Assign) for s in body[:2]) and \
+                not {n.id for n in ast.walk(body[1]) if isinstance(n, ast.Name)} & \
+                {n.id for t in body[0].targets for n in ast.walk(t) if isinstance(n, ast.Name)}:
+            body[0], body[1] = body[1], body[0]
+        node.body = body or [ast.Pass()]
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _body
+
+
+def disguise(source: str) -> str:
+    return ast.unparse(_Disguise().visit(ast.parse(source)))
+
+
+def _reference_units():
+    out = []
+    for ex in sorted(REFERENCES):
+        for label, source in similarity.reference_sources(ex).items():
+            if similarity.weight(similarity.fingerprint(source)) >= 2 * similarity.MIN_WEIGHT:
+                out.append((ex, label, source))
+    return out
+
+
+def test_a_disguised_copy_of_ex02_1s_solution_is_found():
+    solution = _solution("ex02_1")
+    copy = disguise(solution)
+    assert copy != solution and "my_thing" in copy
+    given = adapters.cell("ex02_1", "release").source
+    match = similarity.best_match(copy, {"the instructors' solution": solution}, given)
+    assert match.score >= similarity.THRESHOLD, match
+
+
+@pytest.mark.parametrize("ex, label, source", _reference_units(), ids=lambda v: str(v)[:40])
+def test_a_disguised_copy_of_a_reference_is_flagged(ex, label, source):
+    copy = disguise(source)
+    assert copy.strip() != source.strip()
+    got = similarity.copy_reviews({ex: copy}, {ex: similarity.reference_sources(ex)}, {}, {})
+    assert ex in got and label in got[ex] and "score" in got[ex], got
+
+
+def test_a_copy_with_one_part_rewritten_is_still_flagged():
+    """A copy of ``packed_mask`` with a loop turned into a comprehension."""
+    source = similarity.reference_sources("ex06_9")["labsupport.decoder.ragged.packed_mask"]
+    copy = disguise(source) + "\n\ndef extra_helper(xs):\n    return [x * 2 for x in xs]\n"
+    got = similarity.copy_reviews({"ex06_9": copy},
+                                  {"ex06_9": similarity.reference_sources("ex06_9")}, {}, {})
+    assert "ex06_9" in got, got
+
+
+def test_honest_different_solutions_are_not_flagged():
+    passing = [(ex, v) for ex in adapters.exercise_ids() if ex.startswith("ex")
+               for v in adapters.variants(ex, passing=True)]
+    assert len(passing) >= 10
+    scores = {}
+    for ex, v in passing:
+        refs = {**similarity.reference_sources(ex), "solution": _solution(ex)}
+        classmates = {other: {ex: adapters.cell(ex, other).source}
+                      for other in adapters.variants(ex, passing=True) if other != v}
+        given = adapters.cell(ex, "release").source
+        got = similarity.copy_reviews({ex: adapters.cell(ex, v).source}, {ex: refs},
+                                      classmates, {ex: given})
+        assert not got, (ex, v, got)
+        m = similarity.best_match(adapters.cell(ex, v).source, refs, given)
+        scores[(ex, v)] = m.score if m else None
+    print("highest honest score:", max(s for s in scores.values() if s is not None))
+
+
+def test_renaming_reordering_and_dropping_checks_change_nothing():
+    a = "def f(xs, n):\n    '''Doc.'''\n    assert n > 0\n    total = sum(xs)\n    k = len(xs)\n" \
+        "    if not xs:\n        raise ValueError('empty')\n    return total / k * n\n"
+    b = "def g(values, m):\n    # a comment\n    count = len(values)\n    s = sum(values)\n" \
+        "    return s / count * m\n"
+    assert similarity.score(similarity.fingerprint(a), similarity.fingerprint(b)) == 1.0
+    c = "def g(values, m):\n    return max(values) - min(values) + m\n"
+    assert similarity.score(similarity.fingerprint(a), similarity.fingerprint(c)) < 0.5
+
+
+@pytest.mark.parametrize("bad", ["def (:", "x = (" * 200 + ")" * 200, "\x00", "1" * 5000])
+def test_bad_sources_are_harmless(bad):
+    fp = similarity.fingerprint(bad)
+    assert similarity.best_match(bad, {"ref": "def f(x):\n    return x\n"}) is None or fp
+
+
+def test_in_a_class_a_copy_of_a_classmate_and_of_a_reference_go_to_review(tmp_path):
+    """``class_reviews`` on a course on disk: alice copies the lab's ``grow_or_preempt``
+    (disguised), bob copies alice (renamed again), carol wrote her own (a passing variant)."""
+    src = next((ROOT / "solutions").glob("06_*/*.ipynb"))
+    a, name = src.parent.name, src.stem
+    for folder in ("solutions", "notebooks"):
+        shutil.copytree(ROOT / folder / a, tmp_path / folder / a)
+    cfg = course_config(tmp_path)
+    release = nbformat.read(tmp_path / "notebooks" / a / f"{name}.ipynb", 4)
+    ref = similarity.reference_sources("ex06_4")["labsupport.decoder.rules.grow_or_preempt"]
+    alice = disguise(ref)
+    answers = {"alice": alice, "bob": disguise(alice),
+               "carol": adapters.cell("ex06_4", "passing/recursive").source}
+    for student, source in answers.items():
+        nb = nbformat.from_dict(json.loads(json.dumps(release)))
+        for c in nb.cells:
+            if c.metadata.get("nbgrader", {}).get("grade_id") == "ex06_4":
+                c.source = source
+        out = tmp_path / "autograde" / "submitted" / student / a / f"{name}.ipynb"
+        out.parent.mkdir(parents=True)
+        nbformat.write(nb, out)
+    got = {s: similarity.class_reviews(cfg, {"student": s, "assignment": a, "notebook": name},
+                                       {"ex06_4": src}) for s, src in answers.items()}
+    assert set(got["alice"]) == {"ex06_4_test"}
+    assert "labsupport.decoder.rules.grow_or_preempt" in got["alice"]["ex06_4_test"]
+    assert "score 1.00" in got["alice"]["ex06_4_test"]
+    assert set(got["bob"]) == {"ex06_4_test"}  # a copy of a copy: of the lab's, or alice's
+    assert got["carol"] == {}
+
+
+def test_the_class_can_be_named_apart_from_the_course(tmp_path):
+    """``parallel`` grades each submission in a private course holding only it: the class's
+    submissions are then read from the folder ``CLASS`` names."""
+    src = next((ROOT / "solutions").glob("06_*/*.ipynb"))
+    a, name = src.parent.name, src.stem
+    private, real = tmp_path / "private", tmp_path / "real"
+    for folder in ("solutions", "notebooks"):
+        shutil.copytree(ROOT / folder / a, private / folder / a)
+    release = nbformat.read(private / "notebooks" / a / f"{name}.ipynb", 4)
+    ref = similarity.reference_sources("ex06_4")["labsupport.decoder.rules.grow_or_preempt"]
+    theirs = disguise(ref).replace("return False", "return False if True else None")
+    nb = nbformat.from_dict(json.loads(json.dumps(release)))
+    for c in nb.cells:
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "ex06_4":
+            c.source = theirs
+    (real / "dave" / a).mkdir(parents=True)
+    nbformat.write(nb, real / "dave" / a / f"{name}.ipynb")
+    info = {"student": "erin", "assignment": a, "notebook": name}
+    mine = disguise(theirs)
+    alone = similarity.class_reviews(course_config(private), info, {"ex06_4": mine})
+    cfg = course_config(private, **{similarity.CLASS: str(real)})
+    together = similarity.class_reviews(cfg, info, {"ex06_4": mine})
+    assert "student dave's answer" in together["ex06_4_test"], together
+    assert "student dave" not in alone.get("ex06_4_test", "")
