@@ -180,7 +180,7 @@ def test_the_grader_tables_of_phrasings_do_not_ship():
     folder = ROOT / "keys"
     tables = sorted(folder.glob("kc08_*.json"))
     assert {p.name for p in tables} >= {"kc08_phrasings.json", "kc08_heldout.json"}
-    shipped = _shipped_files()
+    shipped = shipped_files()
     names = {p.name for p in shipped}
     text = re.sub(r"\s+", " ", _shipped_text().lower())
     for table in tables:
