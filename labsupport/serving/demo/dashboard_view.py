@@ -16,6 +16,12 @@ PANELS = (("queue_depth", "queue (texts)"), ("mean_batch", "mean batch size"),
           ("latency", "latency (ms)"), ("throughput_rps", "completed (req/s)"))
 MIN_SAMPLES = 2  # one sample draws no line: the plot waits for two
 GAP_S = 10.0     # samples further apart than this (the poller was stopped) break the lines
+HISTORY_S = 120.0  # the plot draws the last two minutes: a pause long ago takes no room
+HEIGHT_IN = {False: 4.6, True: 4.3}  # figure height (in) at normal / presenter size: with
+# the controls, readout and status lines the dashboard fits JupyterLab's ~680 px notebook
+# area at 1280×800 (the figure shows 82 px per inch there)
+BATCH_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # max_batch as the slider offers it
+DEAD_AFTER_S = 12.0  # no status update for this long: the page says the kernel is gone
 
 
 def describe(cfg: dict) -> str:
@@ -50,8 +56,12 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
     """The dashboard's figure: ``samples`` (``/stats`` dicts), ``marks`` ``(t, label)`` on
     the service's clock, ``cfg`` (the live config) in the title."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
+    if samples:  # the recent past only (``HISTORY_S``)
+        first = samples[-1]["t"] - HISTORY_S
+        samples = [s for s in samples if s["t"] >= first]
+        marks = [m for m in marks if m[0] >= first]
     with drawing(presenter) as st:
-        fig = st.figure(6.4 if not presenter else 7.2)
+        fig = st.figure(HEIGHT_IN[presenter])
         axes = fig.subplots(2, 2, sharex=True).ravel()
         axes_top = set_title(fig, title or describe(cfg), st)
         if len(samples) < MIN_SAMPLES:
@@ -106,7 +116,7 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
         # tick labels running into each other ("100150200") at the presenter size
         grow = st.text_px / 16.0  # margins for the labels grow with the text
         fig.subplots_adjust(left=0.09 * grow, right=1 - 0.09 * grow, top=axes_top,
-                            bottom=0.11 * grow, hspace=0.16 * grow, wspace=0.3 * grow)
+                            bottom=0.15 * grow, hspace=0.2 * grow, wspace=0.3 * grow)
         return fig
 
 
@@ -129,10 +139,20 @@ def load_range(rate: float) -> tuple[float, float, float]:
     return round(lo, 6), round(math.ceil(top / step) * step, 6), step
 
 
+def fresh(sample: dict | None, cfg: dict) -> bool:
+    """Whether ``sample``'s numbers belong to ``cfg``: it ran ``cfg`` for its whole window
+    (a window that spans a change mixes two settings)."""
+    if not sample or not cfg or sample.get("config") != cfg:
+        return False
+    changed = sample.get("config_changed_t")
+    return changed is None or changed <= sample["t"] - sample.get("window_s", 0.0)
+
+
 def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False,
                  load_rps: float | None = None) -> str:
     """Two rows of tiles: the live config, then the last sample's numbers (after the
-    demo load's rate, when there is one: offered beside completed)."""
+    demo load's rate, when there is one: offered beside completed). ``sample`` None: the
+    numbers are stale (every tile "–")."""
     fmt = lambda v, unit="": "–" if v is None or v != v else f"{v:.0f}{unit}"  # noqa: E731
     config_row = [("max_batch", str(cfg.get("max_batch", "–"))),
                   ("max_delay_ms", f"{cfg['max_delay_ms']:g} ms" if cfg else "–"),
@@ -176,32 +196,81 @@ def line_html(text: str, css_class: str, *, presenter: bool = False) -> str:
     return f"<div class='{css_class}' style='font-size:{px}px'>{text}</div>"
 
 
-def controls(cfg: dict, *, presenter: bool,
-             load_rps: float | None) -> tuple[dict, object]:
-    """The dashboard's widgets, named (``max_batch``, ``max_delay_ms``, ``policy``,
-    ``presenter``, ``readout``, ``image``, ``status``; with a load at ``load_rps`` req/s
-    also ``pause``, ``load_rps`` (its slider) and ``load``), and the box that lays them
-    out."""
+def status_html(text: str, beat: int | None, *, presenter: bool = False) -> str:
+    """The status line. With ``beat`` (the poll count: each update replaces the element,
+    which restarts its timer) a line that is not replaced for ``DEAD_AFTER_S`` (a kernel
+    restarted or shut down: nobody polls) greys out and says it is disconnected; CSS only,
+    nothing runs in the page. ``beat`` None (the poller was stopped on purpose): no timer."""
+    line = line_html(text, "lab-status", presenter=presenter)
+    if beat is None:
+        return line
+    return (f"<div class='lab-live' data-beat='{beat}' style='animation:lab-fade 0.01s "
+            f"linear {DEAD_AFTER_S:g}s forwards'>{line}</div>"
+            f"<div class='lab-dead' style='overflow:hidden;max-height:0;color:#b00;"
+            f"font-weight:600;animation:lab-dead 0.01s linear {DEAD_AFTER_S:g}s forwards'>"
+            "disconnected: this dashboard's kernel stopped (restarted or shut down); the "
+            "numbers above are its last. Rerun the notebook to get a live one.</div>")
+
+
+def widget_css(presenter: bool) -> str:
+    """CSS for the dashboard's own widgets (inside ``.lab-dash``): their text at
+    ``Style.widget_px``, taller rows and bigger handles at the presenter size; the
+    keyframes of the disconnected line (``status_html``)."""
+    st = style(presenter)
+    px, row = st.widget_px, round(1.9 * st.widget_px)
+    return ("<style>"
+            f".lab-dash {{--jp-widgets-font-size:{px}px;--jp-widgets-inline-height:{row}px;"
+            f"--jp-ui-font-size1:{px}px}}"
+            f".lab-dash .widget-label,.lab-dash .widget-readout,.lab-dash select,"
+            f".lab-dash button,.lab-dash .widget-dropdown {{font-size:{px}px}}"
+            f".lab-dash .noUi-handle {{transform:scale({px / 13:.2f})}}"
+            "@keyframes lab-dead {to {max-height:6em}}"
+            "@keyframes lab-fade {to {opacity:0.4}}"
+            "</style>")
+
+
+def knob_widgets(cfg: dict) -> dict:
+    """The service's knobs as widgets, named like the config: ``max_batch`` (1, 2, 4 … 64),
+    ``max_delay_ms`` (0–50 in 1 ms steps), ``policy``."""
     import ipywidgets as W
     sty = {"description_width": "initial"}
-    w = {"max_batch": W.IntSlider(value=cfg["max_batch"], min=1, max=max(64, cfg["max_batch"]),
-                                  step=1, description="max_batch", style=sty,
-                                  continuous_update=False),
-         "max_delay_ms": W.FloatSlider(value=cfg["max_delay_ms"], min=0.0,
-                                       max=max(50.0, cfg["max_delay_ms"]), step=0.5,
-                                       description="max_delay_ms", style=sty,
-                                       continuous_update=False),
-         "policy": W.Dropdown(options=sorted(POLICIES), value=cfg["policy"],
-                              description="policy", style=sty),
+    batches = sorted(set(BATCH_CHOICES) | {cfg["max_batch"]})
+    return {"max_batch": W.SelectionSlider(options=batches, value=cfg["max_batch"],
+                                           description="max_batch", style=sty,
+                                           continuous_update=False,
+                                           layout=W.Layout(width="260px")),
+            "max_delay_ms": W.FloatSlider(value=cfg["max_delay_ms"], min=0.0,
+                                          max=max(50.0, cfg["max_delay_ms"]), step=1.0,
+                                          description="max_delay_ms", style=sty,
+                                          readout_format=".3g", continuous_update=False,
+                                          layout=W.Layout(width="300px")),
+            "policy": W.Dropdown(options=sorted(POLICIES), value=cfg["policy"],
+                                 description="policy", style=sty,
+                                 layout=W.Layout(width="230px"))}
+
+
+def controls(cfg: dict, *, presenter: bool,
+             load_rps: float | None) -> tuple[dict, object]:
+    """The dashboard's widgets, named (the knobs of ``knob_widgets``, ``presenter``,
+    ``readout``, ``image``, ``status``, ``css``; with a load at ``load_rps`` req/s also
+    ``pause``, ``load_rps`` (its slider) and ``load``), and the box that lays them out:
+    two rows of controls, the readout, the plot and the status lines (about 680 px tall at
+    1280×800)."""
+    import ipywidgets as W
+    sty = {"description_width": "initial"}
+    knobs = knob_widgets(cfg)
+    w = {**knobs,
          "presenter": W.ToggleButton(value=presenter, description="presenter",
-                                     tooltip="bigger text and lines for a projector"),
+                                     tooltip="bigger text and lines for a projector",
+                                     layout=W.Layout(width="auto")),
          "image": W.Image(format="png", layout=W.Layout(width="100%")),
-         "readout": W.HTML(), "status": W.HTML()}
-    rows = [W.HBox([w["max_batch"], w["max_delay_ms"], w["policy"], w["presenter"]],
-                   layout=W.Layout(flex_flow="row wrap"))]
+         "readout": W.HTML(), "status": W.HTML(), "css": W.HTML(widget_css(presenter))}
+    rows = [W.HBox(list(knobs.values()), layout=W.Layout(flex_flow="row wrap"))]
+    second = [w["presenter"]]
     if load_rps is not None:
         lo, hi, step = load_range(load_rps)
-        w["pause"] = W.ToggleButton(description="pause load", icon="pause")
+        w["pause"] = W.ToggleButton(description="pause load", icon="pause",
+                                    layout=W.Layout(width="auto"))
         w["load_rps"] = W.FloatSlider(value=load_rps, min=min(lo, load_rps),
                                       max=max(hi, load_rps), step=step,
                                       description=LOAD_LABEL, style=sty,
@@ -210,6 +279,9 @@ def controls(cfg: dict, *, presenter: bool,
                                       layout=W.Layout(width="400px"))  # a longer track:
         # a drag moves the rate by steps the trainer can aim
         w["load"] = W.HTML()
-        rows.append(W.HBox([w["pause"], w["load_rps"], w["load"]],
-                           layout=W.Layout(flex_flow="row wrap")))
-    return w, W.VBox(rows + [w["readout"], w["image"], w["status"]])
+        second = [w["pause"], w["load_rps"], w["presenter"]]
+    rows.append(W.HBox(second, layout=W.Layout(flex_flow="row wrap")))
+    box = W.VBox([w["css"], *rows, w["readout"], w["image"], w["status"],
+                  *([w["load"]] if load_rps is not None else [])])
+    box.add_class("lab-dash")
+    return w, box
