@@ -87,7 +87,9 @@ class Dashboard:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._w: dict = {}
-        self._finalizer = weakref.finalize(self, _shutdown, self._stop, self._client)
+        self._closed = threading.Event()  # the heartbeat's end (garbage collection, exit)
+        self._finalizer = weakref.finalize(self, _shutdown, self._stop, self._client,
+                                           self._closed)
 
     # ---- state ------------------------------------------------------------------------
     def poll(self) -> dict:
@@ -262,7 +264,7 @@ class Dashboard:
             self._tls.syncing = False
         w["readout"].value = self.readout()
         w["status"].value = dashboard_view.status_html(
-            self.status(), self._beat if self.running else None, presenter=self.presenter)
+            self.status(), self._beat, presenter=self.presenter)
         if self.load is not None:
             w["load"].value = dashboard_view.line_html(self.load_line(), "lab-load",
                                                        presenter=self.presenter)
@@ -290,6 +292,9 @@ class Dashboard:
         if self.load is not None:
             self._w["pause"].observe(self._on_pause, names="value")
         self._adopt(cfg)
+        threading.Thread(target=_pulse, args=(weakref.ref(self), self._closed,
+                                              dashboard_view.DEAD_AFTER_S / 4),
+                         name="dashboard-pulse", daemon=True).start()
         self.poll()
         time.sleep(min(self.interval_s, 1.0))
         self.refresh()  # the second sample: the first draw
@@ -408,6 +413,21 @@ def _show_value(slider, value) -> None:
     slider.value = value
 
 
-def _shutdown(stop: threading.Event, client) -> None:
+def _pulse(ref, closed: threading.Event, every_s: float) -> None:
+    """While the poller is stopped, bump the status line's heartbeat every ``every_s``
+    (no HTTP): a page whose kernel died stops getting it and says it is disconnected."""
+    while not closed.wait(every_s):
+        dash = ref()
+        if dash is None:
+            return
+        if not dash.running and dash._w:
+            with dash._lock:
+                dash._beat += 1
+                dash._show()
+        del dash
+
+
+def _shutdown(stop: threading.Event, client, closed: threading.Event) -> None:
     stop.set()
+    closed.set()
     client.close()

@@ -196,14 +196,13 @@ def line_html(text: str, css_class: str, *, presenter: bool = False) -> str:
     return f"<div class='{css_class}' style='font-size:{px}px'>{text}</div>"
 
 
-def status_html(text: str, beat: int | None, *, presenter: bool = False) -> str:
-    """The status line. With ``beat`` (the poll count: each update replaces the element,
-    which restarts its timer) a line that is not replaced for ``DEAD_AFTER_S`` (a kernel
-    restarted or shut down: nobody polls) greys out and says it is disconnected; CSS only,
-    nothing runs in the page. ``beat`` None (the poller was stopped on purpose): no timer."""
+def status_html(text: str, beat: int, *, presenter: bool = False) -> str:
+    """The status line with a heartbeat: ``beat`` (bumped by the poller, or by a slow
+    pulse while it is stopped) changes the HTML, so each update replaces the element and
+    restarts its timer; a line not replaced for ``DEAD_AFTER_S`` (the kernel restarted or
+    shut down: nobody updates it) greys out and says it is disconnected. CSS only, nothing
+    runs in the page."""
     line = line_html(text, "lab-status", presenter=presenter)
-    if beat is None:
-        return line
     return (f"<div class='lab-live' data-beat='{beat}' style='animation:lab-fade 0.01s "
             f"linear {DEAD_AFTER_S:g}s forwards'>{line}</div>"
             f"<div class='lab-dead' style='overflow:hidden;max-height:0;color:#b00;"

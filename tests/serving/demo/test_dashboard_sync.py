@@ -377,3 +377,27 @@ def test_load_slider_steps():
         lo, hi, step = load_range(rate)
         assert 0 < lo <= 0.1 * rate + step and hi >= 2 * rate
         assert 40 <= hi / step <= 101  # 1-2-5 steps
+
+
+def test_numbers_from_a_window_that_spans_a_change_read_as_a_dash():
+    """After Run All the readout must not show max_batch 16 beside §5's max_batch-1
+    numbers: a sample whose window spans a config change, or of another config, is stale."""
+    from labsupport.serving.demo.dashboard_view import fresh, readout_html
+    cfg = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+    s = {"t": 100.0, "window_s": 1.5, "config": cfg, "config_changed_t": 90.0,
+         "queue_depth": 7, "mean_batch": 3.0, "batches": 4, "p50_ms": 12.0, "p99_ms": 30.0,
+         "throughput_rps": 50.0, "rejected_rps": 0.0}
+    assert fresh(s, cfg)
+    assert not fresh({**s, "config_changed_t": 99.0}, cfg)  # the window mixes two settings
+    assert not fresh(s, {**cfg, "max_batch": 1}) and not fresh(None, cfg)
+    stale = readout_html(cfg, None)
+    assert stale.count(">–<") == 6 and ">16<" in stale
+
+
+def test_the_status_line_says_disconnected_when_nothing_updates_it():
+    """The heartbeat: each update is new HTML (its CSS timer restarts); the disconnected
+    line is there, hidden until the timer runs out."""
+    from labsupport.serving.demo.dashboard_view import DEAD_AFTER_S, status_html
+    a, b = status_html("service runs", 1), status_html("service runs", 2)
+    assert a != b and "disconnected" in a and f"{DEAD_AFTER_S:g}s forwards" in a
+    assert "lab-status" in a and "max-height:0" in a
