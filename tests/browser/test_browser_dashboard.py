@@ -271,10 +271,10 @@ def _on_screen_together(page) -> dict:
     }""")
 
 
-def _stats_every_half_second(url: str, seconds: float) -> list[float]:
+def _stats_every_half_second(url: str, seconds: float, window_s: float) -> list[float]:
     out, end = [], time.monotonic() + seconds
     while time.monotonic() < end:
-        out.append(httpx.get(url + "/stats", params={"window_s": 1.0}, timeout=5)
+        out.append(httpx.get(url + "/stats", params={"window_s": window_s}, timeout=5)
                    .json()["throughput_rps"])
         time.sleep(0.5)
     return out
@@ -296,15 +296,21 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
     _run_menu(page, "Run All Above Selected Cell")  # §1-§3: the service, the load, the dashboard
     page.locator(".lab-dash .widget-image").first.wait_for(timeout=300_000)
     idle(page, 300)
-    url = re.search(r"(http://127\.0\.0\.1:\d+)", page.locator(".jp-OutputArea-output").first
-                    .inner_text()).group(1)
+    first = page.locator(".jp-Notebook .jp-Cell").nth(1)  # off-screen cells leave the DOM
+    first.scroll_into_view_if_needed()
+    url = re.search(r"ServiceHandle\((http://127\.0\.0\.1:\d+)",
+                    first.locator(".jp-OutputArea-output").first.text_content()).group(1)
     page.wait_for_timeout(3000)
 
     # one screen: controls and the latency plot visible together, at both sizes
     for presenter in (False, True):
         if presenter:
+            tall = "() => [...document.querySelectorAll('.lab-dash .widget-image')].pop()" \
+                   ".naturalHeight"
+            before = page.evaluate(tall)
             page.get_by_role("button", name="presenter").click()
-            page.wait_for_timeout(3500)  # the next draw
+            page.wait_for_function(f"() => ({tall})() !== {before}", timeout=60_000)
+            page.wait_for_timeout(500)  # the next draw, laid out
         geo = _on_screen_together(page)
         page.screenshot(path=str(ARTIFACTS / f"nb07_fit_presenter{int(presenter)}.png"))
         report[f"dash_px_presenter{int(presenter)}"] = round(geo["dash"]["height"])
@@ -317,7 +323,10 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
         '.lab-dash .widget-slider .widget-label')).fontSize)""")
     assert widget_px >= 15, widget_px
 
-    # the contrast, no hand on the load: 1 falls behind, 16 catches up
+    # the contrast, no hand on the load: 1 falls behind, 16 catches up; or, on a machine
+    # too busy for it, the dashboard says so on screen (it never shows the wrong story)
+    too_busy = lambda: bool(re.search(  # noqa: E731
+        "close other programs", page.locator(".lab-dash .lab-load").text_content()))
     handle = slider(page, "max_batch").locator(".noUi-handle").first
     handle.focus()
     for _ in range(6):
@@ -326,21 +335,30 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
     behind = _watch_queue(page, lambda q, r: q >= 24 or r > 0, 60)
     report["max_batch_1_queue"] = behind
     page.screenshot(path=str(ARTIFACTS / "nb07_batch1.png"))
-    assert behind and (behind[-1][0] >= 24 or (behind[-1][1] or 0) > 0), behind
+    fell_behind = bool(behind) and (behind[-1][0] >= 24 or (behind[-1][1] or 0) > 0)
     handle.focus()
     for _ in range(4):
         handle.press("ArrowRight")
     assert _wait_config(url, max_batch=16)
-    caught_up = _watch_queue(page, lambda q, r: q <= 4 and r == 0, 60)
+    caught_up = _watch_queue(page, lambda q, r: q <= 4 and r == 0, 90)
     report["max_batch_16_queue"] = caught_up
-    report["load_line"] = page.locator(".lab-dash .lab-load").inner_text()
+    report["load_line"] = page.locator(".lab-dash .lab-load").text_content()
     page.screenshot(path=str(ARTIFACTS / "nb07_batch16.png"))
-    assert caught_up and caught_up[-1][0] <= 4, caught_up
+    kept_up = bool(caught_up) and caught_up[-1][0] <= 4
+    report["contrast"] = {"1_fell_behind": fell_behind, "16_kept_up": kept_up,
+                          "flagged_too_busy": too_busy()}
+    assert (fell_behind and kept_up) or too_busy(), report
 
-    # a new load rate: the running generator is retimed, no second without completions
+    # a new load rate: the running generator is retimed, no second without completions (a
+    # window of a second, or of two batches where one batch takes longer on this machine)
     import threading
+    last = httpx.get(url + "/stats", params={"window_s": 10}, timeout=5).json()
+    per_batch_s = last["mean_batch"] / max(last["throughput_rps"], 1e-3)
+    window = max(1.0, 2 * per_batch_s)
+    report["completions_window_s"] = round(window, 2)
     seen: list = []
-    watcher = threading.Thread(target=lambda: seen.extend(_stats_every_half_second(url, 9)))
+    watcher = threading.Thread(target=lambda: seen.extend(
+        _stats_every_half_second(url, 9, window)))
     watcher.start()
     time.sleep(2)
     rate = slider(page, r"load \(req/s\)").locator(".noUi-handle").first
@@ -368,8 +386,9 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
     page.screenshot(path=str(ARTIFACTS / "nb07_end.png"))
 
     # every check holds or says what to do
-    verdicts = page.locator(".jp-RenderedMarkdown").filter(
-        has_text=re.compile(r"^(On|Not on) this run")).all_inner_texts()
+    verdicts = [t.strip() for t in page.eval_on_selector_all(  # textContent: cells off
+        ".jp-OutputArea-output .jp-RenderedMarkdown",           # screen are not laid out
+        "els => els.map(e => e.textContent)") if re.match(r"\s*(On|Not on) this run", t)]
     report["verdicts"] = verdicts
     assert len(verdicts) >= 9, verdicts
     for v in verdicts:
@@ -377,7 +396,8 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
             assert re.search(r"rerun|close", v, re.I), v
     # §4's rows ran the demo's config whatever the sliders said, and show it
     rows = page.evaluate("""() => [...document.querySelectorAll('.jp-RenderedMarkdown table')]
-        .map(t => [...t.querySelectorAll('tr')].map(r => [...r.children].map(c => c.innerText)))
+        .map(t => [...t.querySelectorAll('tr')].map(r => [...r.children]
+                                                     .map(c => c.textContent.trim())))
         .filter(t => t[0].includes('offered req/s') && t[0].includes('policy'))""")
     by_batch = rows[0]
     col = {name: by_batch[0].index(name) for name in ("max_batch", "policy", "max_delay_ms")}

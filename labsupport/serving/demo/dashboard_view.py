@@ -17,7 +17,7 @@ PANELS = (("queue_depth", "queue (texts)"), ("mean_batch", "mean batch size"),
 MIN_SAMPLES = 2  # one sample draws no line: the plot waits for two
 GAP_S = 10.0     # samples further apart than this (the poller was stopped) break the lines
 HISTORY_S = 120.0  # the plot draws the last two minutes: a pause long ago takes no room
-HEIGHT_IN = {False: 4.6, True: 4.3}  # figure height (in) at normal / presenter size: with
+HEIGHT_IN = {False: 4.5, True: 3.8}  # figure height (in) at normal / presenter size: with
 # the controls, readout and status lines the dashboard fits JupyterLab's ~680 px notebook
 # area at 1280×800 (the figure shows 82 px per inch there)
 BATCH_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # max_batch as the slider offers it
@@ -220,8 +220,8 @@ def widget_css(presenter: bool) -> str:
     return ("<style>"
             f".lab-dash {{--jp-widgets-font-size:{px}px;--jp-widgets-inline-height:{row}px;"
             f"--jp-ui-font-size1:{px}px}}"
-            f".lab-dash .widget-label,.lab-dash .widget-readout,.lab-dash select,"
-            f".lab-dash button,.lab-dash .widget-dropdown {{font-size:{px}px}}"
+            f".lab-dash .widget-inline-hbox,.lab-dash .widget-label,.lab-dash .widget-readout,"
+            f".lab-dash select,.lab-dash button {{font-size:{px}px}}"
             f".lab-dash .noUi-handle {{transform:scale({px / 13:.2f})}}"
             "@keyframes lab-dead {to {max-height:6em}}"
             "@keyframes lab-fade {to {opacity:0.4}}"
@@ -237,15 +237,16 @@ def knob_widgets(cfg: dict) -> dict:
     return {"max_batch": W.SelectionSlider(options=batches, value=cfg["max_batch"],
                                            description="max_batch", style=sty,
                                            continuous_update=False,
-                                           layout=W.Layout(width="260px")),
+                                           layout=W.Layout(width="11.5em")),
             "max_delay_ms": W.FloatSlider(value=cfg["max_delay_ms"], min=0.0,
                                           max=max(50.0, cfg["max_delay_ms"]), step=1.0,
                                           description="max_delay_ms", style=sty,
                                           readout_format=".3g", continuous_update=False,
-                                          layout=W.Layout(width="300px")),
+                                          layout=W.Layout(width="14em")),
             "policy": W.Dropdown(options=sorted(POLICIES), value=cfg["policy"],
                                  description="policy", style=sty,
-                                 layout=W.Layout(width="230px"))}
+                                 layout=W.Layout(width="13em"))}  # widths in em: they grow
+    # with the text at the presenter size and the three stay on one row at 1280×800
 
 
 def controls(cfg: dict, *, presenter: bool,
@@ -275,12 +276,13 @@ def controls(cfg: dict, *, presenter: bool,
                                       description=LOAD_LABEL, style=sty,
                                       readout_format=".4",  # d3: 20, 7.5 (no 20.00)
                                       continuous_update=False,
-                                      layout=W.Layout(width="400px"))  # a longer track:
+                                      layout=W.Layout(width="20em"))  # a longer track:
         # a drag moves the rate by steps the trainer can aim
         w["load"] = W.HTML()
         second = [w["pause"], w["load_rps"], w["presenter"]]
     rows.append(W.HBox(second, layout=W.Layout(flex_flow="row wrap")))
-    box = W.VBox([w["css"], *rows, w["readout"], w["image"], w["status"],
-                  *([w["load"]] if load_rps is not None else [])])
+    box = W.VBox([w["css"], *rows, *([w["load"]] if load_rps is not None else []),
+                  w["readout"], w["image"], w["status"]])  # the load line (what the guard
+    # did, which way to move) under its controls: on screen with them
     box.add_class("lab-dash")
     return w, box

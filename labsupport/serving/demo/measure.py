@@ -200,12 +200,11 @@ class LoadGuard:
         return rate
 
     def hint(self, rate: float, max_batch: int | None) -> str:
-        """Which way to move ``max_batch`` at ``rate`` req/s, and why."""
-        why = (f"load {rate:g} req/s: above what max_batch=1 serves here (~{self.c1:.0f}), "
-               f"below what 16 serves (~{self.c16:.0f})")
+        """Which way to move ``max_batch`` at ``rate`` req/s, and why (one short line)."""
+        why = f"max_batch=1 serves ~{self.c1:.0f} req/s, 16 ~{self.c16:.0f}"
         if max_batch == 1:
-            return f"{why} — drag max_batch back to 16 and watch the queue drain"
-        return f"{why} — drag max_batch to 1 and watch the queue and p99 climb"
+            return f"{why}: drag max_batch back to 16, the queue drains"
+        return f"{why}: drag max_batch to 1, the queue and p99 climb"
 
 
 def wait_idle(svc: ServiceHandle, timeout_s: float = IDLE_TIMEOUT_S) -> None:

@@ -125,8 +125,8 @@ def test_the_guard_raises_the_load_when_1_keeps_up_and_says_when_it_cannot():
     guard = measure.LoadGuard(Capacity(55, 200, 50, 150))
     out = feed(guard, [stats(1, 0, 60)] * 4, 60)  # 1 keeps up with 60 req/s
     assert out[-1] == pytest.approx(72.0) and "raised to 72 req/s" in guard.message
-    assert guard.hint(72, 1).endswith("drag max_batch back to 16 and watch the queue drain")
-    assert "drag max_batch to 1" in guard.hint(72, 16)
+    assert guard.hint(72, 1).endswith("drag max_batch back to 16, the queue drains")
+    assert "drag max_batch to 1" in guard.hint(72, 16) and "~150" in guard.hint(72, 16)
     # 1 falls behind at the new rate: nothing more to do
     assert feed(guard, [stats(1, q, 55) for q in (10, 40, 70, 100, 128)], 72) == [None] * 5
     # too busy: 1 keeps up at what 16 can hold with margin
