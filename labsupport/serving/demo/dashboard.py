@@ -210,11 +210,11 @@ class Dashboard:
 
     def readout(self) -> str:
         """The readout tiles (HTML): the live config and the last sample's numbers ("–"
-        when stale: ``dashboard_view.fresh`` says no, or no poll for 3 intervals while
-        polling)."""
+        when stale: ``dashboard_view.fresh`` says no, or no poll for 5 intervals (10 s at
+        least) while polling)."""
         last = self.samples[-1] if self.samples else None
         late = (self.running and self._polled_t is not None and
-                time.monotonic() - self._polled_t > 3 * self.interval_s)
+                time.monotonic() - self._polled_t > max(10.0, 5 * self.interval_s))
         if late or not dashboard_view.fresh(last, self.live_config):
             last = None
         return dashboard_view.readout_html(self.live_config, last, presenter=self.presenter,

@@ -17,7 +17,7 @@ PANELS = (("queue_depth", "queue (texts)"), ("mean_batch", "mean batch size"),
 MIN_SAMPLES = 2  # one sample draws no line: the plot waits for two
 GAP_S = 10.0     # samples further apart than this (the poller was stopped) break the lines
 HISTORY_S = 120.0  # the plot draws the last two minutes: a pause long ago takes no room
-HEIGHT_IN = {False: 4.5, True: 3.8}  # figure height (in) at normal / presenter size: with
+HEIGHT_IN = {False: 4.5, True: 3.9}  # figure height (in) at normal / presenter size: with
 # the controls, readout and status lines the dashboard fits JupyterLab's ~680 px notebook
 # area at 1280×800 (the figure shows 82 px per inch there)
 BATCH_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # max_batch as the slider offers it
@@ -54,7 +54,8 @@ def mark_label(old: dict, new: dict) -> str:
 def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
            presenter: bool = False, title: str | None = None):
     """The dashboard's figure: ``samples`` (``/stats`` dicts), ``marks`` ``(t, label)`` on
-    the service's clock, ``cfg`` (the live config) in the title."""
+    the service's clock, ``cfg`` (the live config) in the title; four panels, at the
+    presenter size queue and latency only."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
     if samples:  # the recent past only (``HISTORY_S``)
         first = samples[-1]["t"] - HISTORY_S
@@ -62,7 +63,10 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
         marks = [m for m in marks if m[0] >= first]
     with drawing(presenter) as st:
         fig = st.figure(HEIGHT_IN[presenter])
-        axes = fig.subplots(2, 2, sharex=True).ravel()
+        # presenter: the two panels that tell the story (queue, latency), large enough for
+        # its text on one screen; the readout above gives batch, completed and 429s
+        panels = (PANELS[0], PANELS[2]) if presenter else PANELS
+        axes = fig.subplots(*((1, 2) if presenter else (2, 2)), sharex=True).ravel()
         axes_top = set_title(fig, title or describe(cfg), st)
         if len(samples) < MIN_SAMPLES:
             fig.text(0.5, 0.5, "waiting for the second sample…", ha="center", va="center")
@@ -71,7 +75,7 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
             return fig
         t = [s["t"] for s in samples]
         line = lambda ax, ys, **kw: ax.plot(*_broken(t, ys), **kw)  # noqa: E731
-        for ax, (key, label) in zip(axes, PANELS):
+        for ax, (key, label) in zip(axes, panels):
             if key == "latency":
                 line(ax, [_nan(s["p50_ms"]) for s in samples], color="C0", label="p50")
                 line(ax, [_nan(s["p99_ms"]) for s in samples], color="C1", label="p99")
@@ -110,7 +114,7 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
                                  ha="right", va="bottom", color="0.2", clip_on=True,
                                  bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
                 last = tc
-        for ax in axes[2:]:
+        for ax in axes[-2:]:
             ax.set_xlabel("service clock (s)")
         axes[0].xaxis.set_major_locator(MaxNLocator(4 if presenter else 6))  # shared: no
         # tick labels running into each other ("100150200") at the presenter size
@@ -151,8 +155,8 @@ def fresh(sample: dict | None, cfg: dict) -> bool:
 def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False,
                  load_rps: float | None = None) -> str:
     """Two rows of tiles: the live config, then the last sample's numbers (after the
-    demo load's rate, when there is one: offered beside completed). ``sample`` None: the
-    numbers are stale (every tile "–")."""
+    demo load's rate, when there is one: offered beside completed); at the presenter size
+    the numbers only. ``sample`` None: the numbers are stale (every tile "–")."""
     fmt = lambda v, unit="": "–" if v is None or v != v else f"{v:.0f}{unit}"  # noqa: E731
     config_row = [("max_batch", str(cfg.get("max_batch", "–"))),
                   ("max_delay_ms", f"{cfg['max_delay_ms']:g} ms" if cfg else "–"),
@@ -165,7 +169,9 @@ def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False,
                *([] if load_rps is None else [(LOAD_LABEL, f"{load_rps:g}")]),
                ("completed/s", fmt(s.get("throughput_rps"))),
                ("rejected/s", fmt(s.get("rejected_rps")))]
-    return tiles_html([config_row, numbers], presenter=presenter)
+    # at the presenter size the config row goes: the sliders right above and the plot's
+    # title say it, and the numbers keep their room on one screen
+    return tiles_html([numbers] if presenter else [config_row, numbers], presenter=presenter)
 
 
 def _nan(v) -> float:
@@ -237,16 +243,16 @@ def knob_widgets(cfg: dict) -> dict:
     return {"max_batch": W.SelectionSlider(options=batches, value=cfg["max_batch"],
                                            description="max_batch", style=sty,
                                            continuous_update=False,
-                                           layout=W.Layout(width="11.5em")),
+                                           layout=W.Layout(width="15em")),
             "max_delay_ms": W.FloatSlider(value=cfg["max_delay_ms"], min=0.0,
                                           max=max(50.0, cfg["max_delay_ms"]), step=1.0,
                                           description="max_delay_ms", style=sty,
                                           readout_format=".3g", continuous_update=False,
-                                          layout=W.Layout(width="14em")),
+                                          layout=W.Layout(width="17em")),
             "policy": W.Dropdown(options=sorted(POLICIES), value=cfg["policy"],
                                  description="policy", style=sty,
                                  layout=W.Layout(width="13em"))}  # widths in em: they grow
-    # with the text at the presenter size and the three stay on one row at 1280×800
+    # with the text at the presenter size (where the three take two rows)
 
 
 def controls(cfg: dict, *, presenter: bool,
