@@ -390,7 +390,8 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
 
     # every check holds or says what to do (every cell is in the page: windowing is off)
     verdicts = [t.strip() for t in page.eval_on_selector_all(
-        ".jp-OutputArea-output .jp-RenderedMarkdown", "els => els.map(e => e.textContent)")
+        ".jp-RenderedMarkdown.jp-OutputArea-output, .jp-OutputArea-output .jp-RenderedMarkdown",
+        "els => els.map(e => e.textContent)")
         if re.match(r"\s*(On|Not on) this run", t)]
     report["verdicts"] = verdicts
     assert len(verdicts) >= 9, verdicts
