@@ -23,7 +23,7 @@ def check(*, peers: bool = True, model: str = "minilm") -> dict:
     from .benches.peers import OUT as PEERS_OUT, main as bench_peers
     from .benches.peers.venvs import missing
     from .benches.service import aiperf_bin
-    from .serving.demo.measure import MIN_GAIN, measure_capacity
+    from .serving.demo.measure import MIN_GAIN, measure_capacity, ratio_text
     from .serving.ops.launcher import start_service
 
     out: dict = {"loadavg": [round(x, 2) for x in os.getloadavg()], "problems": [],
@@ -39,7 +39,7 @@ def check(*, peers: bool = True, model: str = "minilm") -> dict:
         svc.stop()
     out["capacity"], out["plan"] = cap.json(), cap.plan()
     if cap.gain < MIN_GAIN:
-        out["notes"].append(f"batching gains only {cap.gain:.2f}x now (load average "
+        out["notes"].append(f"batching gains only {ratio_text(cap.gain)} now (load average "
                             f"{out['loadavg'][0]}): close other programs, then run this again")
     absent = missing()
     if len(absent) == 2:

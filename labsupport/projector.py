@@ -46,9 +46,10 @@ class Style:
     label_scale: float = 1.1
     title_scale: float = 1.15
     readout_px: float = 18.0   # the HTML readout's numbers, CSS px
+    widget_px: float = 15.0    # the dashboard's sliders, menus and buttons, CSS px
 
     def __post_init__(self):
-        for name in ("text_px", "width_in", "dpi", "line_w", "readout_px"):
+        for name in ("text_px", "width_in", "dpi", "line_w", "readout_px", "widget_px"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
 
@@ -75,7 +76,7 @@ class Style:
 
 
 NORMAL = Style()
-PRESENTER = Style(text_px=22.0, line_w=3.0, readout_px=24.0)  # the presenter switch
+PRESENTER = Style(text_px=22.0, line_w=3.0, readout_px=24.0, widget_px=21.0)  # the presenter switch
 
 
 def style(presenter: bool = False) -> Style:
@@ -163,7 +164,7 @@ def wrap(text: str, pt: float, width_in: float) -> str:
     """``text`` broken into lines that fit ``width_in`` at ``pt`` points (≈0.55 em a
     character): a long title must not run off the figure."""
     import textwrap
-    return "\n".join(textwrap.wrap(text, max(20, int(width_in * 72 / (0.55 * pt)))))
+    return "\n".join(textwrap.wrap(text, max(20, int(width_in * 72 / (0.62 * pt)))))
 
 
 def title(fig, text: str, st: Style) -> float:

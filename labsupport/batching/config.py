@@ -85,7 +85,7 @@ class BatchConfig:
     max_batch: int = knob(32, int, "requests per batch (1-4096)", slider=(1, 64, 1))
     # 5 ms: a few % of a typical 100 ms embedding SLO
     max_delay_ms: float = knob(5.0, float, DELAY_HELP, unit="ms", used_by=_WAITS,
-                               slider=(0.0, 50.0, 0.5))
+                               slider=(0.0, 50.0, 1.0))
     # ≈1–2 s of MiniLM work on a laptop: past it a 429 beats a timeout
     max_queue: int = knob(256, int, "texts allowed to wait; more → 429 (bounds memory and "
                           "latency)")

@@ -3,7 +3,8 @@
 its ``/stats`` and a status line; optionally the demo load's state with a pause button and
 a rate slider.
 
-    dash = Dashboard(svc.url, load=load)   # load: a SteadyLoad (pause, set_rate), optional
+    dash = Dashboard(svc.url, load=load, capacity=cap)  # load: a SteadyLoad, optional;
+                                            # cap: measure.Capacity, keeps the load's contrast
     display(dash.widget())                  # a background thread polls and redraws
     dash.configure(max_batch=4)             # from code: the widgets follow at once
     dash.set_load_rate(30)                  # the demo load, from code: the same
@@ -18,6 +19,13 @@ way. A burst of slider moves (keyboard steps, a drag) becomes one ``POST /config
 ``set_rate``) after ``debounce_s`` of quiet. Each change the service reports, and each new
 load rate, is marked on the plot at the service's own time. The plot waits for two samples
 before its first draw.
+
+With a load and the capacities measured before (``capacity``), a ``measure.LoadGuard``
+watches every sample: when ``max_batch`` 16 stops keeping up (the machine got busier) it
+lowers the load, when 1 keeps up it raises it, and the load line says so and why; a hint
+line says which way to move ``max_batch``. The readout's numbers show "–" when they are
+stale (their window spans a config change, or no poll came for a while); the status line
+says "disconnected" when nothing updates it any more (the kernel stopped).
 
 The poller is a daemon thread that runs until ``stop()`` (or ``max_duration_s``), garbage
 collection or interpreter exit; a failed poll (a swamped service) is retried.
@@ -36,6 +44,7 @@ from ...validate import check_float
 from . import dashboard_view
 from .dashboard_view import load_text
 from .debounce import Debounce
+from .measure import LoadGuard
 
 MAX_FAILURES = 3  # connection refusals in a row before the poller decides the service is gone
 KNOBS = tuple(k.name for k in knobs() if k.slider or k.choices)  # what the widgets set
@@ -46,8 +55,9 @@ class Dashboard:
     """Polls ``url``/stats every ``interval_s``; keeps the last ``history`` samples."""
 
     def __init__(self, url: str, *, interval_s: float = 1.5, window_s: float = 1.5,
-                 history: int = 240, max_duration_s: float | None = None,
-                 debounce_s: float = 0.6, load=None, presenter: bool = False):
+                 history: int = 600, max_duration_s: float | None = None,
+                 debounce_s: float = 0.6, load=None, presenter: bool = False,
+                 capacity=None):
         import httpx
         self.url = check_loopback(url)
         self.interval_s = check_float("interval_s", interval_s, 0.05, 60.0)
@@ -55,6 +65,10 @@ class Dashboard:
         self.max_duration_s = (None if max_duration_s is None else
                                check_float("max_duration_s", max_duration_s, 1.0, 86_400.0))
         self.load, self.presenter = load, bool(presenter)
+        self.guard = None if load is None or capacity is None else LoadGuard(capacity)
+        self.polls = 0               # samples read so far
+        self._beat = 0               # poller rounds (failed ones too): the page's heartbeat
+        self._polled_t: float | None = None  # time.monotonic() of the last sample
         self.samples: deque[dict] = deque(maxlen=history)
         self.marks: list[tuple[float, str]] = []  # (service time s, what changed)
         self.live_config: dict = {}  # the service's config as last seen: every widget shows it
@@ -74,7 +88,9 @@ class Dashboard:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._w: dict = {}
-        self._finalizer = weakref.finalize(self, _shutdown, self._stop, self._client)
+        self._closed = threading.Event()  # the heartbeat's end (garbage collection, exit)
+        self._finalizer = weakref.finalize(self, _shutdown, self._stop, self._client,
+                                           self._closed)
 
     # ---- state ------------------------------------------------------------------------
     def poll(self) -> dict:
@@ -84,11 +100,24 @@ class Dashboard:
         s = self._client.get(self.url + "/stats", params={"window_s": self.window_s}).json()
         with self._lock:
             self.samples.append(s)
+            self.polls += 1
+            self._polled_t = time.monotonic()
             self._mark(s)
             self._mark_load(s)
+            self._keep_contrast(s)
             if seq == self._seq and not self._moves.pending:
                 self._adopt(s["config"], outside=True)
         return s
+
+    def _keep_contrast(self, s: dict) -> None:
+        """Let the guard judge the sample; a new rate goes to the load, marked and said."""
+        if self.guard is None or self._moves.pending:
+            return
+        new = self.guard.update(s, self.load.rate, not self.load.paused)
+        if new is not None and new != self.load.rate:
+            self.load.set_rate(new)
+            self._load_asked = self.load.rate
+            self.note = f"{self.guard.message} ({time.strftime('%H:%M:%S')})"
 
     def _mark_load(self, s: dict) -> None:
         """A dotted line where the load's rate changed, named like a config change
@@ -181,11 +210,28 @@ class Dashboard:
         return png(self.figure())
 
     def readout(self) -> str:
-        """The readout tiles (HTML): the live config and the last sample's numbers."""
+        """The readout tiles (HTML): the live config and the last sample's numbers ("–"
+        when stale: ``dashboard_view.fresh`` says no, or no poll for 5 intervals (10 s at
+        least) while polling)."""
         last = self.samples[-1] if self.samples else None
+        late = (self.running and self._polled_t is not None and
+                time.monotonic() - self._polled_t > max(10.0, 5 * self.interval_s))
+        if late or not dashboard_view.fresh(last, self.live_config):
+            last = None
         return dashboard_view.readout_html(self.live_config, last, presenter=self.presenter,
                                            load_rps=None if self.load is None else
                                            self.load.rate)
+
+    def load_line(self) -> str:
+        """The load's state; with a guard, what it did last and which way to move."""
+        if self.load is None:
+            return ""
+        line = self.load.describe()
+        if self.guard is not None:
+            if self.guard.message:
+                line += f" · {self.guard.message}"
+            line += f"<br>{self.guard.hint(self.load.rate, self.live_config.get('max_batch'))}"
+        return line
 
     def status(self) -> str:
         """The status line: the live config (and load) and the latest event."""
@@ -218,10 +264,10 @@ class Dashboard:
         finally:
             self._tls.syncing = False
         w["readout"].value = self.readout()
-        w["status"].value = dashboard_view.line_html(self.status(), "lab-status",
-                                                     presenter=self.presenter)
+        w["status"].value = dashboard_view.status_html(
+            self.status(), self._beat, presenter=self.presenter)
         if self.load is not None:
-            w["load"].value = dashboard_view.line_html(self.load.describe(), "lab-load",
+            w["load"].value = dashboard_view.line_html(self.load_line(), "lab-load",
                                                        presenter=self.presenter)
 
     def _draw(self) -> None:
@@ -247,6 +293,9 @@ class Dashboard:
         if self.load is not None:
             self._w["pause"].observe(self._on_pause, names="value")
         self._adopt(cfg)
+        threading.Thread(target=_pulse, args=(weakref.ref(self), self._closed,
+                                              dashboard_view.DEAD_AFTER_S / 4),
+                         name="dashboard-pulse", daemon=True).start()
         self.poll()
         time.sleep(min(self.interval_s, 1.0))
         self.refresh()  # the second sample: the first draw
@@ -279,6 +328,7 @@ class Dashboard:
 
     def _on_presenter(self, change) -> None:
         self.presenter = bool(change["new"])
+        self._w["css"].value = dashboard_view.widget_css(self.presenter)
         self._draw()
 
     def _on_pause(self, change) -> None:
@@ -311,6 +361,7 @@ class Dashboard:
         end = time.monotonic() + (self.max_duration_s or float("inf"))
         refused = 0
         while not self._stop.wait(self.interval_s) and time.monotonic() < end:
+            self._beat += 1
             try:
                 self.refresh()
                 refused = 0
@@ -349,9 +400,13 @@ class Dashboard:
 
 
 def _show_value(slider, value) -> None:
-    """Set a widget to ``value``, first widening a slider's range that cannot hold it."""
+    """Set a widget to ``value``, first widening a slider's range (or choices) that cannot
+    hold it."""
     if slider.value == value:
         return
+    options = getattr(slider, "options", None)
+    if options is not None and value not in options and isinstance(value, int):
+        slider.options = sorted(set(options) | {value})
     if getattr(slider, "max", value) < value:
         slider.max = value
     if getattr(slider, "min", value) > value:
@@ -359,6 +414,21 @@ def _show_value(slider, value) -> None:
     slider.value = value
 
 
-def _shutdown(stop: threading.Event, client) -> None:
+def _pulse(ref, closed: threading.Event, every_s: float) -> None:
+    """While the poller is stopped, bump the status line's heartbeat every ``every_s``
+    (no HTTP): a page whose kernel died stops getting it and says it is disconnected."""
+    while not closed.wait(every_s):
+        dash = ref()
+        if dash is None:
+            return
+        if not dash.running and dash._w:
+            with dash._lock:
+                dash._beat += 1
+                dash._show()
+        del dash
+
+
+def _shutdown(stop: threading.Event, client, closed: threading.Event) -> None:
     stop.set()
+    closed.set()
     client.close()

@@ -16,6 +16,11 @@ PANELS = (("queue_depth", "queue (texts)"), ("mean_batch", "mean batch size"),
           ("latency", "latency (ms)"), ("throughput_rps", "completed (req/s)"))
 MIN_SAMPLES = 2  # one sample draws no line: the plot waits for two
 GAP_S = 10.0     # samples further apart than this (the poller was stopped) break the lines
+HISTORY_S = 120.0  # the plot draws the last two minutes: a pause long ago takes no room
+HEIGHT_IN = {False: 4.5, True: 3.9}  # figure height (in) at normal / presenter size: with
+# the controls, readout and status lines the dashboard fits JupyterLab's ~680 px notebook
+# area at 1280×800 (the figure shows 82 px per inch there)
+DEAD_AFTER_S = 12.0  # no status update for this long: the page says the kernel is gone
 
 
 def describe(cfg: dict) -> str:
@@ -56,11 +61,19 @@ def mark_label(old: dict, new: dict) -> str:
 def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
            presenter: bool = False, title: str | None = None):
     """The dashboard's figure: ``samples`` (``/stats`` dicts), ``marks`` ``(t, label)`` on
-    the service's clock, ``cfg`` (the live config) in the title."""
+    the service's clock, ``cfg`` (the live config) in the title; four panels, at the
+    presenter size queue and latency only."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
+    if samples:  # the recent past only (``HISTORY_S``)
+        first = samples[-1]["t"] - HISTORY_S
+        samples = [s for s in samples if s["t"] >= first]
+        marks = [m for m in marks if m[0] >= first]
     with drawing(presenter) as st:
-        fig = st.figure(6.4 if not presenter else 7.2)
-        axes = fig.subplots(2, 2, sharex=True).ravel()
+        fig = st.figure(HEIGHT_IN[presenter])
+        # presenter: the two panels that tell the story (queue, latency), large enough for
+        # its text on one screen; the readout above gives batch, completed and 429s
+        panels = (PANELS[0], PANELS[2]) if presenter else PANELS
+        axes = fig.subplots(*((1, 2) if presenter else (2, 2)), sharex=True).ravel()
         axes_top = set_title(fig, title or describe(cfg), st)
         if len(samples) < MIN_SAMPLES:
             fig.text(0.5, 0.5, "waiting for the second sample…", ha="center", va="center")
@@ -69,7 +82,7 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
             return fig
         t = [s["t"] for s in samples]
         line = lambda ax, ys, **kw: ax.plot(*_broken(t, ys), **kw)  # noqa: E731
-        for ax, (key, label) in zip(axes, PANELS):
+        for ax, (key, label) in zip(axes, panels):
             if key == "latency":
                 line(ax, [_nan(s["p50_ms"]) for s in samples], color="C0", label="p50")
                 line(ax, [_nan(s["p99_ms"]) for s in samples], color="C1", label="p99")
@@ -108,13 +121,13 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
                                  ha="right", va="bottom", color="0.2", clip_on=True,
                                  bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
                 last = tc
-        for ax in axes[2:]:
+        for ax in axes[-2:]:
             ax.set_xlabel("service clock (s)")
         axes[0].xaxis.set_major_locator(MaxNLocator(4 if presenter else 6))  # shared: no
         # tick labels running into each other ("100150200") at the presenter size
         grow = st.text_px / 16.0  # margins for the labels grow with the text
         fig.subplots_adjust(left=0.09 * grow, right=1 - 0.09 * grow, top=axes_top,
-                            bottom=0.11 * grow, hspace=0.16 * grow, wspace=0.3 * grow)
+                            bottom=0.15 * grow, hspace=0.2 * grow, wspace=0.3 * grow)
         return fig
 
 
@@ -137,10 +150,20 @@ def load_range(rate: float) -> tuple[float, float, float]:
     return round(lo, 6), round(math.ceil(top / step) * step, 6), step
 
 
+def fresh(sample: dict | None, cfg: dict) -> bool:
+    """Whether ``sample``'s numbers belong to ``cfg``: it ran ``cfg`` for its whole window
+    (a window that spans a change mixes two settings)."""
+    if not sample or not cfg or sample.get("config") != cfg:
+        return False
+    changed = sample.get("config_changed_t")
+    return changed is None or changed <= sample["t"] - sample.get("window_s", 0.0)
+
+
 def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False,
                  load_rps: float | None = None) -> str:
     """Two rows of tiles: the live config, then the last sample's numbers (after the
-    demo load's rate, when there is one: offered beside completed)."""
+    demo load's rate, when there is one: offered beside completed); at the presenter size
+    the numbers only. ``sample`` None: the numbers are stale (every tile "–")."""
     fmt = lambda v, unit="": "–" if v is None or v != v else f"{v:.0f}{unit}"  # noqa: E731
     units = {k.name: k.unit for k in knobs()}
     config_row = ([(k, _value(v, units[k])) for k, v in in_use(cfg).items()] if cfg else
@@ -152,7 +175,9 @@ def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False,
                *([] if load_rps is None else [(LOAD_LABEL, f"{load_rps:g}")]),
                ("completed/s", fmt(s.get("throughput_rps"))),
                ("rejected/s", fmt(s.get("rejected_rps")))]
-    return tiles_html([config_row, numbers], presenter=presenter)
+    # at the presenter size the config row goes: the sliders right above and the plot's
+    # title say it, and the numbers keep their room on one screen
+    return tiles_html([numbers] if presenter else [config_row, numbers], presenter=presenter)
 
 
 def _nan(v) -> float:
@@ -183,43 +208,100 @@ def line_html(text: str, css_class: str, *, presenter: bool = False) -> str:
     return f"<div class='{css_class}' style='font-size:{px}px'>{text}</div>"
 
 
-def controls(cfg: dict, *, presenter: bool,
-             load_rps: float | None) -> tuple[dict, object]:
-    """The dashboard's widgets, named: one per knob with a slider or a menu
-    (``batching.config.knobs``: ``max_batch``, ``max_delay_ms``, ``slo_p99_ms``, ``policy``),
-    ``presenter``, ``readout``, ``image``, ``status``; with a load at ``load_rps`` req/s
-    also ``pause``, ``load_rps`` (its slider) and ``load``; and the box that lays them
-    out."""
+def status_html(text: str, beat: int, *, presenter: bool = False) -> str:
+    """The status line with a heartbeat: ``beat`` (bumped by the poller, or by a slow
+    pulse while it is stopped) changes the HTML, so each update replaces the element and
+    restarts its timer; a line not replaced for ``DEAD_AFTER_S`` (the kernel restarted or
+    shut down: nobody updates it) greys out and says it is disconnected. CSS only, nothing
+    runs in the page."""
+    line = line_html(text, "lab-status", presenter=presenter)
+    return (f"<div class='lab-live' data-beat='{beat}' style='animation:lab-fade 0.01s "
+            f"linear {DEAD_AFTER_S:g}s forwards'>{line}</div>"
+            f"<div class='lab-dead' style='overflow:hidden;max-height:0;color:#b00;"
+            f"font-weight:600;animation:lab-dead 0.01s linear {DEAD_AFTER_S:g}s forwards'>"
+            "disconnected: this dashboard's kernel stopped (restarted or shut down); the "
+            "numbers above are its last. Rerun the notebook to get a live one.</div>")
+
+
+def widget_css(presenter: bool) -> str:
+    """CSS for the dashboard's own widgets (inside ``.lab-dash``): their text at
+    ``Style.widget_px``, taller rows and bigger handles at the presenter size; the
+    keyframes of the disconnected line (``status_html``)."""
+    st = style(presenter)
+    px, row = st.widget_px, round(1.9 * st.widget_px)
+    return ("<style>"
+            f".lab-dash {{--jp-widgets-font-size:{px}px;--jp-widgets-inline-height:{row}px;"
+            f"--jp-ui-font-size1:{px}px}}"
+            f".lab-dash .widget-inline-hbox,.lab-dash .widget-label,.lab-dash .widget-readout,"
+            f".lab-dash select,.lab-dash button {{font-size:{px}px}}"
+            f".lab-dash .noUi-handle {{transform:scale({px / 13:.2f})}}"
+            "@keyframes lab-dead {to {max-height:6em}}"
+            "@keyframes lab-fade {to {opacity:0.4}}"
+            "</style>")
+
+
+def knob_widgets(cfg: dict) -> dict:
+    """The service's knobs as widgets, one for each knob with a slider or a menu in the one
+    knob list (``batching.config.knobs``; the SLO's slider too, for ``adaptive``): an integer
+    knob offers the powers of two in its range (``max_batch``: 1, 2, 4 … 64), a float knob
+    moves in its step (``max_delay_ms``: 1 ms), a knob with choices is a menu (``policy``).
+    Widths in em: they grow with the text at the presenter size."""
     import ipywidgets as W
     sty = {"description_width": "initial"}
-    w = {}
+    out = {}
     for k in knobs():
-        value, tip = cfg[k.name], {"tooltip": k.help}
+        value = cfg[k.name]
+        common = dict(description=k.name, style=sty, tooltip=k.help)
         if k.choices:
-            w[k.name] = W.Dropdown(options=list(k.choices), value=value, description=k.name,
-                                   style=sty, **tip)
+            out[k.name] = W.Dropdown(options=list(k.choices), value=value,
+                                     layout=W.Layout(width="13em"), **common)
+        elif k.slider and k.parse is int:
+            lo, hi, _ = k.slider
+            steps = sorted({2 ** i for i in range(hi.bit_length()) if lo <= 2 ** i <= hi} | {value})
+            out[k.name] = W.SelectionSlider(options=steps, value=value, continuous_update=False,
+                                            layout=W.Layout(width="15em"), **common)
         elif k.slider:
             lo, hi, step = k.slider
-            slider = W.IntSlider if k.parse is int else W.FloatSlider
-            w[k.name] = slider(value=value, min=min(lo, value), max=max(hi, value), step=step,
-                               description=k.name, style=sty, continuous_update=False, **tip)
-    knob_row = list(w.values())
-    w.update(presenter=W.ToggleButton(value=presenter, description="presenter",
-                                      tooltip="bigger text and lines for a projector"),
-             image=W.Image(format="png", layout=W.Layout(width="100%")),
-             readout=W.HTML(), status=W.HTML())
-    rows = [W.HBox(knob_row + [w["presenter"]], layout=W.Layout(flex_flow="row wrap"))]
+            out[k.name] = W.FloatSlider(value=value, min=min(lo, value), max=max(hi, value),
+                                        step=step, readout_format=".3g", continuous_update=False,
+                                        layout=W.Layout(width="17em"), **common)
+    return out
+
+
+def controls(cfg: dict, *, presenter: bool,
+             load_rps: float | None) -> tuple[dict, object]:
+    """The dashboard's widgets, named (the knobs of ``knob_widgets``, ``presenter``,
+    ``readout``, ``image``, ``status``, ``css``; with a load at ``load_rps`` req/s also
+    ``pause``, ``load_rps`` (its slider) and ``load``), and the box that lays them out:
+    two rows of controls, the readout, the plot and the status lines (about 680 px tall at
+    1280×800)."""
+    import ipywidgets as W
+    sty = {"description_width": "initial"}
+    knobs = knob_widgets(cfg)
+    w = {**knobs,
+         "presenter": W.ToggleButton(value=presenter, description="presenter",
+                                     tooltip="bigger text and lines for a projector",
+                                     layout=W.Layout(width="auto")),
+         "image": W.Image(format="png", layout=W.Layout(width="100%")),
+         "readout": W.HTML(), "status": W.HTML(), "css": W.HTML(widget_css(presenter))}
+    rows = [W.HBox(list(knobs.values()), layout=W.Layout(flex_flow="row wrap"))]
+    second = [w["presenter"]]
     if load_rps is not None:
         lo, hi, step = load_range(load_rps)
-        w["pause"] = W.ToggleButton(description="pause load", icon="pause")
+        w["pause"] = W.ToggleButton(description="pause load", icon="pause",
+                                    layout=W.Layout(width="auto"))
         w["load_rps"] = W.FloatSlider(value=load_rps, min=min(lo, load_rps),
                                       max=max(hi, load_rps), step=step,
                                       description=LOAD_LABEL, style=sty,
                                       readout_format=".4",  # d3: 20, 7.5 (no 20.00)
                                       continuous_update=False,
-                                      layout=W.Layout(width="400px"))  # a longer track:
+                                      layout=W.Layout(width="20em"))  # a longer track:
         # a drag moves the rate by steps the trainer can aim
         w["load"] = W.HTML()
-        rows.append(W.HBox([w["pause"], w["load_rps"], w["load"]],
-                           layout=W.Layout(flex_flow="row wrap")))
-    return w, W.VBox(rows + [w["readout"], w["image"], w["status"]])
+        second = [w["pause"], w["load_rps"], w["presenter"]]
+    rows.append(W.HBox(second, layout=W.Layout(flex_flow="row wrap")))
+    box = W.VBox([w["css"], *rows, *([w["load"]] if load_rps is not None else []),
+                  w["readout"], w["image"], w["status"]])  # the load line (what the guard
+    # did, which way to move) under its controls: on screen with them
+    box.add_class("lab-dash")
+    return w, box

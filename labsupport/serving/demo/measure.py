@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable
 
+from ...batching.config import BatchConfig
 from ...validate import check_float, check_int
 from ..ops.launcher import ServiceHandle, start_load
 
@@ -21,6 +23,33 @@ IDLE_TIMEOUT_S = 30.0   # a backlog of max_queue texts at max_batch=1 drains wel
 MIN_GAIN = 1.3          # below it the demo load sits within 14 % of both capacities: the
                         # difference between max_batch 1 and 16 drowns in the noise
 BURST_FACTOR, BURST_QUEUE = 10, 32  # §5: ten times what max_batch=1 serves, a short queue
+ABOVE_1, BELOW_16 = 1.2, 0.7  # the demo load: ≥ 1.2 × what max_batch=1 serves (its queue
+# grows by a sixth of the load every second) and ≤ 0.7 × what 16 serves (room for the
+# dashboard, the browser and other programs to take a third of the cores)
+DEMO = BatchConfig(max_batch=16, max_delay_ms=5.0, max_queue=128)  # what notebook 07 runs
+
+
+def demo_knobs(**over) -> dict:
+    """Every knob of the demo's config (``DEMO``), with ``over`` changed: a section that
+    sets all of them measures the same whatever the sliders were left at."""
+    return {**DEMO.to_dict(), **over}
+
+
+def ratio_text(x: float) -> str:
+    """A ratio rounded down to two decimals (``1.2999`` → ``1.29x``): never shown at a
+    threshold it is below."""
+    return f"{math.floor(x * 100 + 1e-9) / 100:.2f}x"
+
+
+@contextmanager
+def restored(svc: ServiceHandle, configure: Callable[..., dict] | None = None):
+    """Run the block, then put back every knob the service ran before it (through
+    ``configure``, e.g. a dashboard's, so its sliders follow); yields that config."""
+    before = svc.get("/config")
+    try:
+        yield dict(before)
+    finally:
+        (configure or svc.configure)(**before)
 
 
 @dataclass(frozen=True)
@@ -43,9 +72,12 @@ class Capacity:
 
     @property
     def demo_rate(self) -> float:
-        """The demo load, req/s: the geometric middle of ``http1`` and ``http16``, as far
-        above what ``max_batch=1`` serves (×√gain) as below what 16 serves (÷√gain)."""
-        return round(math.sqrt(self.http1 * self.http16), 1)
+        """The demo load, req/s: the geometric middle of ``http1`` and ``http16`` (as far
+        above what ``max_batch=1`` serves as below what 16 serves), lowered to at most
+        ``BELOW_16`` × ``http16`` while that stays ≥ ``ABOVE_1`` × ``http1``: the margin
+        goes to 16, which shares the cores with the dashboard and the browser."""
+        mid = math.sqrt(self.http1 * self.http16)
+        return round(max(min(mid, BELOW_16 * self.http16), min(mid, ABOVE_1 * self.http1)), 1)
 
     @property
     def light_rate(self) -> float:
@@ -73,12 +105,14 @@ class Capacity:
         g = self.gain
         out = [f"§1 capacity: one text per forward pass {self.lone1:.0f} texts/s, batches of "
                f"16 {self.lone16:.0f} texts/s; over HTTP, one text per request, max_batch=1 "
-               f"{self.http1:.0f} req/s and max_batch=16 {self.http16:.0f} req/s ({g:.1f}x)",
+               f"{self.http1:.0f} req/s and max_batch=16 {self.http16:.0f} req/s "
+               f"({ratio_text(g)})",
                f"§2-3 demo load {self.demo_rate:g} req/s = {self.demo_rate / self.http1:.2f}x "
                f"what max_batch=1 serves, {self.demo_rate / self.http16:.2f}x what 16 serves: "
-               + ("dragging max_batch to 1 makes the queue grow, 16 drains it" if g >= MIN_GAIN
-                  else f"batching gains only {g:.2f}x here now (below {MIN_GAIN}x): max_batch "
-                       "1 and 16 will look alike; close other programs and rerun"),
+               + ("dragging max_batch to 1 makes the queue grow, 16 drains it; the dashboard "
+                  "lowers the load if 16 stops keeping up" if g >= MIN_GAIN
+                  else f"batching gains only {ratio_text(g)} here now (below {MIN_GAIN}x): "
+                       "max_batch 1 and 16 will look alike; close other programs and rerun"),
                f"§4 the same sweep scripted at {self.demo_rate:g} req/s; the wait knob at a "
                f"light {self.light_rate:g} req/s with a {self.window_ms:g} ms window (one "
                f"text's forward pass here: {self.service_ms:.1f} ms)",
@@ -98,6 +132,81 @@ class Capacity:
                 "window_ms": self.window_ms, "burst_rate": self.burst_rate}
 
 
+class LoadGuard:
+    """Keeps the demo load where the contrast shows while the dashboard runs (the dashboard,
+    the browser and the load share the cores, and capacity moves on a busy laptop). Fed
+    each ``/stats`` sample with the load's rate (``update``); after ``POLLS`` samples of
+    one setting under a running load it judges: ``max_batch`` ≥ 16 with a backlog that
+    does not drain (or 429s) is not keeping up, so the load drops to ``BELOW_16`` × what it
+    completed; ``max_batch`` 1 with no backlog keeps up, so the load rises by ``ABOVE_1``
+    (at most ``BELOW_16`` × what 16 was last seen to serve). ``message`` says what it did
+    and why; ``hint`` says which way to move a knob. Capacities start from ``cap`` and
+    follow what the service completes whenever it has a backlog."""
+    POLLS = 3     # samples of one setting before a verdict (≈ 4.5 s at the 1.5 s poll)
+    BACKLOG = 8   # texts queued in every one of them: saturated, completed = capacity
+
+    def __init__(self, cap: Capacity):
+        self.c1, self.c16 = cap.http1, cap.http16  # req/s max_batch 1 and 16 serve (latest)
+        self.message = ""
+        self.changes = 0   # rates this guard set
+        self._key = None   # the setting being watched
+        self._run: list[dict] = []
+
+    def update(self, sample: dict, rate: float, running: bool) -> float | None:
+        """The new load rate (req/s) when the contrast needs one, else None."""
+        c = sample["config"]
+        key = (c["max_batch"], c["policy"], c["max_delay_ms"], rate)
+        if not running or key != self._key:  # a new setting: its first sample mixes both
+            self._key, self._run = (key if running else None), []
+            return None
+        self._run.append(sample)
+        if len(self._run) < self.POLLS:
+            return None
+        recent, self._run = self._run[-self.POLLS:], self._run[1:]
+        q0, q1 = recent[0]["queue_depth"], recent[-1]["queue_depth"]
+        done = sum(s["throughput_rps"] for s in recent) / len(recent)
+        rejected = any(s["rejected_rps"] > 0 for s in recent)
+        saturated = min(s["queue_depth"] for s in recent) >= self.BACKLOG or rejected
+        mb = c["max_batch"]
+        if mb >= 16 and saturated:
+            self.c16 = done
+            if q1 >= q0 or rejected:  # not draining
+                new = max(1.0, round(BELOW_16 * done, 1))
+                self.message = (f"max_batch={mb} is not keeping up on this machine now (it "
+                                f"completes {done:.0f} req/s): load lowered to {new:g} req/s")
+                if new < ABOVE_1 * self.c1:
+                    self.message += (f"; max_batch=1 served {self.c1:.0f} req/s, so 1 and 16 "
+                                     "may look alike: close other programs")
+                return self._set(new)
+        elif mb == 1:
+            if saturated:
+                self.c1 = done
+            elif q1 - q0 < self.BACKLOG:  # no backlog, none building: 1 keeps up
+                self.c1 = max(self.c1, done)
+                top = round(BELOW_16 * self.c16, 1)
+                new = min(round(ABOVE_1 * max(rate, done), 1), top)
+                if new > rate:
+                    self.message = (f"max_batch=1 keeps up with {rate:g} req/s on this machine "
+                                    f"now: load raised to {new:g} req/s")
+                    return self._set(new)
+                self.message = (f"max_batch=1 keeps up with {rate:g} req/s and 16 served only "
+                                f"{self.c16:.0f} req/s: the machine is too busy for the "
+                                "contrast now; close other programs")
+        return None
+
+    def _set(self, rate: float) -> float:
+        self.changes += 1
+        self._key, self._run = None, []
+        return rate
+
+    def hint(self, rate: float, max_batch: int | None) -> str:
+        """Which way to move ``max_batch`` at ``rate`` req/s, and why (one short line)."""
+        why = f"max_batch=1 serves ~{self.c1:.0f} req/s, 16 ~{self.c16:.0f}"
+        if max_batch == 1:
+            return f"{why}: drag max_batch back to 16, the queue drains"
+        return f"{why}: drag max_batch to 1, the queue and p99 climb"
+
+
 def wait_idle(svc: ServiceHandle, timeout_s: float = IDLE_TIMEOUT_S) -> None:
     """Until nothing is queued or being answered; ``RuntimeError`` after ``timeout_s``."""
     if not svc.wait_idle(timeout_s):
@@ -106,17 +215,15 @@ def wait_idle(svc: ServiceHandle, timeout_s: float = IDLE_TIMEOUT_S) -> None:
 
 
 def backlog_rate(svc: ServiceHandle, max_batch: int, n: int, *, seed: int = 0) -> float:
-    """Requests/s the service completes at ``max_batch`` working through ``n`` one-text
-    requests sent at once (its queue is raised to hold them; the config is restored)."""
+    """Requests/s the service completes at ``max_batch`` (the demo's other knobs, its queue
+    raised to hold them) working through ``n`` one-text requests sent at once; the config
+    is restored."""
     check_int("n", n, 2, 4096)
-    before = svc.get("/config")
-    svc.configure(max_batch=max_batch, max_queue=max(n, before["max_queue"]))
-    try:
+    with restored(svc):
+        svc.configure(**demo_knobs(max_batch=max_batch, max_queue=max(n, DEMO.max_queue)))
         wait_idle(svc)
         res = start_load(svc.url, rate=50.0 * n, n=n, duration_s=60, seed=seed,
                          min_tokens=TOKENS[0], max_tokens=TOKENS[1]).result(timeout_s=120)
-    finally:
-        svc.configure(**{k: before[k] for k in ("max_batch", "max_queue")})
     if res["ok"] < 2:
         raise RuntimeError(f"backlog run at max_batch={max_batch}: only {res['ok']} of {n} "
                            f"answered ({res['error_kinds'] or 'rejected'})")
@@ -139,16 +246,18 @@ def measure_capacity(svc: ServiceHandle, seconds: float = 1.5) -> Capacity:
 def clean_run(svc: ServiceHandle, *, rate: float, seconds: float = 3.0,
               warmup_s: float = 0.5, seed: int = 0,
               configure: Callable[..., dict] | None = None, **knobs) -> dict:
-    """One setting measured from a clean start: wait for an idle service, apply ``knobs``
-    (through ``configure``, e.g. a dashboard's, else the service's), send a fresh Poisson
-    load at ``rate`` req/s, discard ``warmup_s`` from its first answer, then return what
-    the service reports for the next ``seconds`` (p50/p99 ms, completed req/s, mean batch,
-    queue at the end); the load is stopped and the queue drained before it returns."""
+    """One setting measured from a clean start: wait for an idle service, apply the demo's
+    config with ``knobs`` changed (every knob: the sliders leave nothing behind; through
+    ``configure``, e.g. a dashboard's, else the service's), send a fresh Poisson load at
+    ``rate`` req/s, discard ``warmup_s`` from its first answer, then return what the
+    service reports for the next ``seconds`` (the setting: max_batch, policy, max_delay_ms;
+    p50/p99 ms, completed req/s, mean batch, queue at the end); the load is stopped and the
+    queue drained before it returns."""
     check_float("rate", rate, 0.0, 10_000.0, lo_open=True)
     check_float("seconds", seconds, 0.2, 60.0)
     check_float("warmup_s", warmup_s, 0.0, 60.0)
     wait_idle(svc)
-    (configure or svc.configure)(**knobs)
+    cfg = (configure or svc.configure)(**demo_knobs(**knobs))
     answered = _answered(svc)
     load = start_load(svc.url, rate=rate, n=math.ceil(rate * (warmup_s + seconds + 5)) + 10,
                       duration_s=warmup_s + seconds + 5, seed=seed,
@@ -164,7 +273,8 @@ def clean_run(svc: ServiceHandle, *, rate: float, seconds: float = 3.0,
     finally:
         load.stop()
     wait_idle(svc)
-    return {**knobs, "offered req/s": rate, "p50_ms": s["p50_ms"], "p99_ms": s["p99_ms"],
+    return {**{k: cfg[k] for k in ("max_batch", "policy", "max_delay_ms")}, **knobs,
+            "offered req/s": rate, "p50_ms": s["p50_ms"], "p99_ms": s["p99_ms"],
             "completed req/s": round(s["throughput_rps"], 1),
             "mean_batch": round(s["mean_batch"], 2), "queue_at_end": s["queue_depth"]}
 

@@ -271,6 +271,22 @@ class RagPipeline:
                     vals, (50, 99)).items()})
         return out
 
+    @staticmethod
+    def ttft_parts(answers: list[Answer]) -> dict:
+        """Where the end-to-end first-token wait went, medians over ``answers`` (ms):
+        ``embed`` (gateway queue + encoder), ``retrieve`` (lookup and prompt building),
+        ``generator`` (the generator-only TTFT: its queue, prefill, first step) and their
+        total ``end_to_end``, with each part's ``share`` of it."""
+        med = lambda xs: float(np.median(xs))  # noqa: E731
+        parts = {"embed": med([a.embed_ms for a in answers]),
+                 "retrieve": med([max(0.0, a.e2e_ttft_ms - a.ttft_ms - a.embed_ms)
+                                  for a in answers]),
+                 "generator": med([a.ttft_ms for a in answers])}
+        e2e = med([a.e2e_ttft_ms for a in answers])
+        return {**{f"{k}_ms": round(v, 2) for k, v in parts.items()},
+                "end_to_end_ms": round(e2e, 2),
+                "share": {k: round(v / e2e, 3) if e2e > 0 else 0.0 for k, v in parts.items()}}
+
     def figure(self):
         """Gateway batch sizes and generator rows per step, side by side (projector sizes,
         no pyplot)."""

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -92,6 +93,48 @@ class LoadResult:
                 else 0.0, "max_send_lag_ms": round(max(self.lag_ms, default=0.0), 3)}
 
 
+class Retimed:
+    """Send times that follow a rate changed while the load runs (no new process, no gap).
+    A schedule drawn at ``base_rate`` is read as positions ``u = offset × base_rate`` (the
+    expected count of requests before each); wall time then runs through ``u`` at the
+    current rate, so ``set_rate`` stretches or squeezes only what is not due yet (a Poisson
+    schedule stays Poisson at the new rate). Indexable like the list ``pace`` takes."""
+
+    def __init__(self, t0: float, offsets: list[float], base_rate: float):
+        self._u = [d * base_rate for d in offsets]
+        self._anchor = (t0, 0.0, base_rate)  # (wall time, position, rate) since the last change
+        self.rate = base_rate
+
+    def __len__(self) -> int:
+        return len(self._u)
+
+    def __getitem__(self, k: int) -> float:
+        w, u0, r = self._anchor  # one tuple: a reader sees the old or the new mapping whole
+        return w + (self._u[k] - u0) / r
+
+    def set_rate(self, rate: float, now: float | None = None) -> None:
+        """From ``now`` (``time.monotonic()``) on, send at ``rate`` req/s."""
+        rate = check_float("rate", rate, 0.0, MAX_REQUESTS, lo_open=True)
+        now = time.monotonic() if now is None else now
+        w, u0, r = self._anchor
+        self._anchor, self.rate = (now, u0 + (now - w) * r, rate), rate
+
+
+def follow_rate(path: str, dues: Retimed, stop: threading.Event, every_s: float = 0.1) -> None:
+    """Until ``stop``: read a rate (req/s, one number) from ``path`` every ``every_s`` and
+    retime ``dues`` when it changes (the writer replaces the file whole); a bad number is
+    ignored."""
+    last = None
+    while not stop.wait(every_s):
+        try:
+            text = Path(path).read_text().strip()
+            if text != last:
+                last = text
+                dues.set_rate(float(text))
+        except (OSError, ValueError):
+            continue
+
+
 def lab_body(r: Request) -> bytes:
     """The lab's own ``/embed`` body for ``r``: ``{"input": <a text of r.length tokens>}``."""
     return json.dumps({"input": text_of(r.length, r.id)}).encode()
@@ -101,11 +144,14 @@ async def run_load(url: str, requests: list[Request], *, pattern: str = "custom"
                    max_duration_s: float = 30.0, timeout_s: float = 30.0,
                    progress: bool = False, path: str = "/embed",
                    body: Callable[[Request], bytes] | None = None,
-                   stop: threading.Event | None = None) -> LoadResult:
+                   stop: threading.Event | None = None,
+                   rate_file: str | None = None) -> LoadResult:
     """Send ``requests`` open loop to ``url`` + ``path`` (default ``/embed`` with the lab's
     ``{"input": text}``; ``body(request)`` builds another API's bytes, e.g. a peer's); stop
     scheduling after ``max_duration_s``, or once ``stop`` is set (what was sent is still
-    answered and counted). Bodies are built before the first send."""
+    answered and counted). Bodies are built before the first send. ``rate_file``: a file
+    holding a rate (req/s) read while the load runs; a new one retimes what is not sent yet
+    (``Retimed``)."""
     url = check_loopback(url)
     check_int("requests", len(requests), 1, MAX_REQUESTS)
     check_float("max_duration_s", max_duration_s, 0.0, MAX_DURATION_S, lo_open=True)
@@ -117,7 +163,16 @@ async def run_load(url: str, requests: list[Request], *, pattern: str = "custom"
     loop = asyncio.get_running_loop()
     t0 = time.monotonic()  # not loop.time(): uvloop's counts whole ms
     offsets = [(r.arrival - requests[0].arrival) / 1000.0 for r in requests]
-    dues = [t0 + d for d in offsets if d <= max_duration_s]
+    stop = stop or threading.Event()
+    if rate_file is None:
+        dues = [t0 + d for d in offsets if d <= max_duration_s]
+    else:  # the time bound cannot be read off a schedule that may be retimed: a timer
+        dues = Retimed(t0, offsets, res.offered_rps or 1.0)
+        timer = threading.Timer(max_duration_s, stop.set)
+        timer.daemon = True
+        timer.start()
+        threading.Thread(target=follow_rate, args=(rate_file, dues, stop), daemon=True,
+                         name="loadgen-rate").start()
 
     async def one(data: bytes, due: float) -> None:
         lag = (time.monotonic() - due) * 1000.0
@@ -134,6 +189,7 @@ async def run_load(url: str, requests: list[Request], *, pattern: str = "custom"
         res.not_sent = len(requests) - len(tasks)
         await asyncio.gather(*tasks)
     finally:
+        stop.set()  # the rate follower and the timer end with the sends
         for t in tasks:
             t.cancel()
         await client.aclose()
@@ -211,6 +267,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=30.0, help="per request, seconds")
     p.add_argument("--json", dest="json_path", help="write the summary here as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no text summary")
+    p.add_argument("--rate-file", help="read a new rate (req/s) from this file while running")
     p.add_argument("--parent-pid", type=int, help="(background runs) stop when it exits")
     return p
 
@@ -245,7 +302,8 @@ async def _drained_on_sigterm(url: str, reqs: list[Request], args) -> LoadResult
     stop = threading.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     return await run_load(url, reqs, pattern=args.pattern, max_duration_s=args.duration,
-                          timeout_s=args.timeout, progress=not args.quiet, stop=stop)
+                          timeout_s=args.timeout, progress=not args.quiet, stop=stop,
+                          rate_file=args.rate_file)
 
 
 def format_summary(s: dict) -> str:

@@ -8,18 +8,22 @@
 
 Underneath it runs ``labsupport load`` child processes one after another (``start_load``,
 each bounded like every load: at most ``MAX_DURATION_S`` and ``MAX_REQUESTS``), each with
-its own seed; a pause or a new rate ends the current one cleanly (it sends nothing more,
-its requests in flight are still answered and counted in ``totals``) and the next starts
-at the rate then set. A daemon thread keeps them going; like every child of the lab, each
+its own seed. A new rate retimes the running process through its ``--rate-file`` (no new
+process, no second without sends); a pause, or a rate beyond what the running process
+holds requests for, ends it cleanly (it sends nothing more, its requests in flight are
+still answered and counted in ``totals``) and the next starts at the rate then set. A daemon thread keeps them going; like every child of the lab, each
 stops with this process (its handle's finalizer at exit, its ``--parent-pid`` watch if
 this process is killed).
 """
 from __future__ import annotations
 
 import math
+import os
 import signal
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 from ...validate import check_choice, check_float, check_int
 from ..net import check_loopback
@@ -29,6 +33,8 @@ from .loadgen import MAX_DURATION_S, MAX_REQUESTS, PATTERNS
 TICK_S = 0.2  # how often the keeper looks at its load process
 END_WAIT_S = 10.0  # stop(): how long the last answers may take before the processes are killed
 MAX_RATE = MAX_REQUESTS / 60.0  # req/s: a load process must last a minute within its bound
+HEADROOM = 3.0  # each load process holds requests for this many times its starting rate:
+# a retimed rate up to it needs no new process
 COUNTS = ("sent", "ok", "rejected", "errors", "not_sent")  # ``totals``, from each summary
 
 
@@ -60,6 +66,10 @@ class SteadyLoad:
             "chunk_s", chunk_s, 1.0, _longest(self.rate))
         self.chunk_s = _chunk(self.rate, self._chunk_arg)
         self.chunks = 0              # load processes started so far
+        self.retimes = 0             # rate changes the running process took over itself
+        self._rate_file = Path(tempfile.mkdtemp(prefix="labsupport-steady-")) / "rate"
+        self._write_rate()
+        self._holds = 0.0            # the highest rate the running process has requests for
         self.rate_changes = 0        # set_rate calls that changed the rate
         self.rate_changed_t: float | None = None  # time.monotonic() of the last one
         self.totals = dict.fromkeys(COUNTS, 0)    # of the load processes that have ended
@@ -115,9 +125,10 @@ class SteadyLoad:
 
     # ---- control ----------------------------------------------------------------------
     def set_rate(self, rate: float) -> None:
-        """Send ``rate`` req/s from now on: the current load process ends cleanly (its
-        requests in flight are still answered) and the next starts at once at ``rate``;
-        while paused, from the resume on."""
+        """Send ``rate`` req/s from now on: the running load process is retimed (within
+        0.1 s, no gap); one that holds too few requests for ``rate`` ends cleanly (its
+        requests in flight are still answered) and the next starts at once; while paused,
+        from the resume on."""
         rate = check_rate(rate)
         with self._lock:
             if rate == self.rate:
@@ -125,8 +136,18 @@ class SteadyLoad:
             self.rate, self.chunk_s = rate, _chunk(rate, self._chunk_arg)
             self.rate_changes += 1
             self.rate_changed_t = time.monotonic()
+            self._write_rate()
+            if self._handle is not None and rate <= self._holds:
+                self.retimes += 1
+                return
             self._end_current()
         self._wake.set()
+
+    def _write_rate(self) -> None:
+        """The rate file the load process follows, replaced whole (never read half)."""
+        tmp = self._rate_file.with_suffix(".tmp")
+        tmp.write_text(f"{self.rate!r}\n")
+        os.replace(tmp, self._rate_file)
 
     def pause(self) -> None:
         """Stop sending (the current load process ends cleanly); ``resume()`` goes on."""
@@ -152,6 +173,12 @@ class SteadyLoad:
             for h in self._ended:
                 h.stop()
         self._reap()
+        for f in (self._rate_file, self._rate_file.with_suffix(".tmp")):
+            f.unlink(missing_ok=True)
+        try:
+            self._rate_file.parent.rmdir()
+        except OSError:
+            pass
 
     def _halt(self, flag: str) -> None:
         """Set ``flag`` (paused or stopped), end the running stretch and its process."""
@@ -217,10 +244,12 @@ class SteadyLoad:
 
     def _next(self, seconds: float) -> LoadHandle:
         self.chunks += 1
-        return start_load(self.url, pattern=self.pattern, rate=self.rate,
-                          n=min(MAX_REQUESTS, math.ceil(self.rate * seconds * 1.2) + 10),
+        n = min(MAX_REQUESTS, math.ceil(HEADROOM * self.rate * seconds * 1.2) + 10)
+        self._holds = n / (1.2 * seconds)
+        return start_load(self.url, pattern=self.pattern, rate=self.rate, n=n,
                           duration_s=seconds, seed=self.seed + self.chunks - 1,
-                          min_tokens=self.tokens[0], max_tokens=self.tokens[1])
+                          min_tokens=self.tokens[0], max_tokens=self.tokens[1],
+                          rate_file=str(self._rate_file))
 
     def __repr__(self) -> str:
         return f"SteadyLoad({self.url}, {self.describe()})"

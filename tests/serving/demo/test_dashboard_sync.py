@@ -77,9 +77,9 @@ def test_every_change_shows_everywhere(dash, service):
     agrees(dash, service.get("/config"))
     assert "another client" in dash._w["status"].value
     assert changes(service) == n  # showing the service's value posted nothing back
-    service.configure(max_batch=200)  # beyond the slider's range: the slider widens
+    service.configure(max_batch=200)  # beyond the slider's choices: it gains the value
     dash.refresh()
-    assert dash._w["max_batch"].max >= 200
+    assert dash._w["max_batch"].options[-1] == 200 and dash._w["max_batch"].value == 200
     agrees(dash, service.get("/config"))
     with pytest.raises(ValueError, match="max_queue"):
         dash.configure(max_queue=0)
@@ -130,7 +130,7 @@ def test_lines_break_where_the_poller_was_stopped():
     cfg = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
     sample = lambda t, q: {"t": t, "queue_depth": q, "mean_batch": 1.0, "p50_ms": 5.0,  # noqa: E731
                            "p99_ms": 9.0, "throughput_rps": 10.0, "rejected_rps": 0.0}
-    ts = [0.0, 1.5, 3.0, 3.0 + 20 * GAP_S, 4.5 + 20 * GAP_S]
+    ts = [0.0, 1.5, 3.0, 3.0 + 3 * GAP_S, 4.5 + 3 * GAP_S]
     fig = figure([sample(t, q) for t, q in zip(ts, (0, 5, 10, 120, 125))], [], cfg)
     for ax in fig.axes:
         for line in ax.get_lines():
@@ -142,16 +142,30 @@ def test_lines_break_where_the_poller_was_stopped():
                    for y in ln.get_ydata())
 
 
+def test_only_the_recent_history_is_drawn():
+    """Samples and marks older than ``HISTORY_S`` before the last sample are not drawn: a
+    pause long ago takes no room on the time axis."""
+    from labsupport.serving.demo.dashboard_view import HISTORY_S, figure
+    cfg = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+    sample = lambda t: {"t": t, "queue_depth": 1, "mean_batch": 1.0, "p50_ms": 5.0,  # noqa: E731
+                        "p99_ms": 9.0, "throughput_rps": 10.0, "rejected_rps": 0.0}
+    ts = [0.0, 1.5, 500.0] + [500.0 + 1.5 * k for k in range(1, 100)]
+    fig = figure([sample(t) for t in ts], [(1.0, "batch→1"), (600.0, "batch→16")], cfg)
+    xs = [x for ax in fig.axes for ln in ax.get_lines() for x in ln.get_xdata()]
+    assert min(xs) >= ts[-1] - HISTORY_S and max(xs) == ts[-1]
+    assert [t.get_text() for t in fig.axes[0].texts] == ["batch→16"]
+
+
 def test_a_burst_of_slider_moves_posts_one_change(dash, service):
     dash.widget(start=True)
     n = changes(service)
-    for v in (5, 6, 7, 8, 9):  # five keyboard steps, faster than the debounce
+    for v in (2, 4, 8, 16, 32):  # five keyboard steps, faster than the debounce
         dash._w["max_batch"].value = v
         time.sleep(0.02)
-    assert until(lambda: service.get("/config")["max_batch"] == 9)
+    assert until(lambda: service.get("/config")["max_batch"] == 32)
     time.sleep(3 * dash._moves.delay_s)
     assert changes(service) == n + 1 and dash.posts == 1
-    assert until(lambda: any("batch→9" in text for _, text in dash.marks))
+    assert until(lambda: any("batch→32" in text for _, text in dash.marks))
     t, _ = dash.marks[-1]
     assert dash.samples[0]["t"] <= t <= dash.samples[-1]["t"]  # on the service's clock
 
@@ -162,10 +176,10 @@ def test_a_slider_move_is_not_undone_by_a_poll_before_it_is_sent(service):
     dash = Dashboard(service.url, interval_s=0.1, debounce_s=1.0)
     try:
         dash.widget(start=True)
-        dash._w["max_batch"].value = 11
+        dash._w["max_batch"].value = 32
         time.sleep(0.5)  # several polls, all still reporting the old config
-        assert dash._w["max_batch"].value == 11
-        assert until(lambda: service.get("/config")["max_batch"] == 11)
+        assert dash._w["max_batch"].value == 32
+        assert until(lambda: service.get("/config")["max_batch"] == 32)
     finally:
         dash.stop()
         service.configure(**before)
@@ -372,3 +386,27 @@ def test_load_slider_steps():
         lo, hi, step = load_range(rate)
         assert 0 < lo <= 0.1 * rate + step and hi >= 2 * rate
         assert 40 <= hi / step <= 101  # 1-2-5 steps
+
+
+def test_numbers_from_a_window_that_spans_a_change_read_as_a_dash():
+    """After Run All the readout must not show max_batch 16 beside §5's max_batch-1
+    numbers: a sample whose window spans a config change, or of another config, is stale."""
+    from labsupport.serving.demo.dashboard_view import fresh, readout_html
+    cfg = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+    s = {"t": 100.0, "window_s": 1.5, "config": cfg, "config_changed_t": 90.0,
+         "queue_depth": 7, "mean_batch": 3.0, "batches": 4, "p50_ms": 12.0, "p99_ms": 30.0,
+         "throughput_rps": 50.0, "rejected_rps": 0.0}
+    assert fresh(s, cfg)
+    assert not fresh({**s, "config_changed_t": 99.0}, cfg)  # the window mixes two settings
+    assert not fresh(s, {**cfg, "max_batch": 1}) and not fresh(None, cfg)
+    stale = readout_html(cfg, None)
+    assert stale.count(">–<") == 6 and ">16<" in stale
+
+
+def test_the_status_line_says_disconnected_when_nothing_updates_it():
+    """The heartbeat: each update is new HTML (its CSS timer restarts); the disconnected
+    line is there, hidden until the timer runs out."""
+    from labsupport.serving.demo.dashboard_view import DEAD_AFTER_S, status_html
+    a, b = status_html("service runs", 1), status_html("service runs", 2)
+    assert a != b and "disconnected" in a and f"{DEAD_AFTER_S:g}s forwards" in a
+    assert "lab-status" in a and "max-height:0" in a

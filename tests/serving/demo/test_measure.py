@@ -79,3 +79,75 @@ def test_bad_arguments_name_themselves(service):
         measure.clean_run(service, rate=5, seconds=0)
     with pytest.raises(ValueError, match="n must be"):
         measure.backlog_rate(service, 1, n=1)
+
+
+def test_the_demo_load_keeps_its_margin_to_16():
+    """Little gain (82/144, as on a busy laptop): the geometric middle (108.7) would sit
+    within 25 % of what 16 serves; the load is lowered to 0.7 x 16 while it stays 1.2 x
+    above 1. Enough gain: the middle. No band at all: the middle (and §1's check fails)."""
+    assert Capacity(55, 200, 82, 144).demo_rate == pytest.approx(0.7 * 144, abs=0.05)
+    assert Capacity(100, 400, 40, 160).demo_rate == 80.0
+    tight = Capacity(55, 200, 80, 100)
+    assert tight.demo_rate == pytest.approx(89.4, abs=0.05) and tight.gain < 1.3
+
+
+@pytest.mark.parametrize("x,text", [(1.2999, "1.29x"), (1.3, "1.30x"), (1.7549, "1.75x"),
+                                    (0.5, "0.50x")])
+def test_a_ratio_is_never_shown_at_a_threshold_it_is_below(x, text):
+    assert measure.ratio_text(x) == text
+    assert "1.30x" not in "\n".join(Capacity(50, 200, 100, 129.99).plan())
+
+
+def stats(max_batch, queue, done, rejected=0.0, policy="work_conserving", delay=5.0):
+    return {"config": {"max_batch": max_batch, "policy": policy, "max_delay_ms": delay},
+            "queue_depth": queue, "throughput_rps": done, "rejected_rps": rejected}
+
+
+def feed(guard, samples, rate, running=True):
+    return [guard.update(s, rate, running) for s in samples]
+
+
+def test_the_guard_lowers_the_load_when_16_falls_behind():
+    guard = measure.LoadGuard(Capacity(55, 200, 50, 150))
+    # 16 keeps up at 100 req/s: no backlog, nothing to do
+    assert feed(guard, [stats(16, 0, 100)] * 6, 100) == [None] * 6
+    # the machine gets busier: the queue grows at 16
+    out = feed(guard, [stats(16, q, 80) for q in (10, 30, 50)], 100)  # three polls of it
+    assert out[:2] == [None] * 2 and out[2] == pytest.approx(56.0)  # 0.7 x 80 completed
+    assert "16 is not keeping up" in guard.message.replace("max_batch=16", "16")
+    assert "lowered to 56 req/s" in guard.message and guard.c16 == 80
+    # a paused load, or a draining backlog, is never judged
+    assert feed(guard, [stats(16, q, 80) for q in (90, 100, 110, 120)], 56, False) == [None] * 4
+    assert feed(guard, [stats(16, q, 80) for q in (120, 90, 60, 30, 20)], 56) == [None] * 5
+
+
+def test_the_guard_raises_the_load_when_1_keeps_up_and_says_when_it_cannot():
+    guard = measure.LoadGuard(Capacity(55, 200, 50, 150))
+    out = feed(guard, [stats(1, 0, 60)] * 4, 60)  # 1 keeps up with 60 req/s
+    assert out[-1] == pytest.approx(72.0) and "raised to 72 req/s" in guard.message
+    assert guard.hint(72, 1).endswith("drag max_batch back to 16, the queue drains")
+    assert "drag max_batch to 1" in guard.hint(72, 16) and "~150" in guard.hint(72, 16)
+    # 1 falls behind at the new rate: nothing more to do
+    assert feed(guard, [stats(1, q, 55) for q in (10, 40, 70, 100, 128)], 72) == [None] * 5
+    # too busy: 1 keeps up at what 16 can hold with margin
+    busy = measure.LoadGuard(Capacity(55, 200, 50, 60))
+    assert feed(busy, [stats(1, 0, 42)] * 4, 42) == [None] * 4
+    assert "too busy for the contrast" in busy.message
+
+
+def test_a_section_restores_every_knob_and_measures_the_demo_config(service):
+    """``clean_run`` sets every knob (the window left on by a slider does not leak into
+    the row); ``restored`` puts the service's config back."""
+    before = service.get("/config")
+    service.configure(policy="window", max_delay_ms=28.0, max_batch=2)
+    left = service.get("/config")
+    try:
+        with measure.restored(service) as was:
+            assert was == left
+            row = measure.clean_run(service, rate=10.0, seconds=0.5, warmup_s=0.2,
+                                    max_batch=4)
+            assert (row["max_batch"], row["policy"], row["max_delay_ms"]) == \
+                (4, "work_conserving", 5.0)
+        assert service.get("/config") == left
+    finally:
+        service.configure(**before)

@@ -98,3 +98,15 @@ def test_prefix_caching_reuses_the_system_prompt_and_both_ttfts_are_reported():
     assert {"end_to_end", "generator_only"} <= set(t)
     assert t["end_to_end_p50_ms"] > t["generator_only_p50_ms"]
     assert t["generator_only_p50_ms"] == s_on["generator"]["ttft_p50_ms"]
+
+
+def test_the_first_token_wait_is_split_into_its_parts():
+    """``ttft_parts``: embedding + retrieval + generator-only TTFT make the end-to-end TTFT
+    (medians of made-up answers: no model needed)."""
+    from labsupport.serving.demo.rag import Answer, RagPipeline
+    ans = [Answer("q", ["d"], 10, [1], embed_ms=e, ttft_ms=g, generate_ms=0, total_ms=0,
+                  e2e_ttft_ms=e + 2 + g) for e, g in ((100, 8), (140, 10), (120, 9))]
+    p = RagPipeline.ttft_parts(ans)
+    assert (p["embed_ms"], p["retrieve_ms"], p["generator_ms"], p["end_to_end_ms"]) == \
+        (120, 2, 9, 131)
+    assert p["share"]["embed"] == round(120 / 131, 3)

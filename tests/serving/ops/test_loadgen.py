@@ -115,3 +115,37 @@ def test_response_parser_waits_for_a_whole_response_and_keeps_the_rest(cut):
 def test_response_parser_refuses_what_is_not_http():
     with pytest.raises(ValueError, match="status line"):
         http_client.parse_response(bytearray(b"SSH-2.0-OpenSSH\r\n\r\n"))
+
+
+def test_a_new_rate_retimes_only_what_is_not_due_yet():
+    """``Retimed``: send times at the schedule's rate until a change, then at the new one
+    from the moment of the change (the wall clock is passed in: no timing here)."""
+    offsets = [0.1 * k for k in range(10)]  # 10 req/s
+    dues = loadgen.Retimed(100.0, offsets, 10.0)
+    assert len(dues) == 10 and [round(dues[k], 6) for k in range(4)] == [100.0, 100.1, 100.2, 100.3]
+    dues.set_rate(20.0, now=100.25)  # twice as fast from 100.25 on
+    assert dues[2] <= 100.25  # already due: stays due
+    assert round(dues[3], 6) == 100.275 and round(dues[4], 6) == 100.325
+    dues.set_rate(5.0, now=100.325)  # then slower
+    assert round(dues[4], 6) == 100.325 and round(dues[5], 6) == 100.525
+    with pytest.raises(ValueError, match="rate"):
+        dues.set_rate(0.0)
+
+
+def test_the_rate_file_retimes_a_running_load(service, tmp_path):
+    """A load following a rate file: 2 req/s, then 50 req/s written into the file; the
+    one process sends the requests the new rate asks for within its bound."""
+    path = tmp_path / "rate"
+    path.write_text("2")
+    reqs = loadgen.schedule("poisson", 2.0, 400, seed=3)
+
+    async def go():
+        async def raise_rate():
+            await asyncio.sleep(0.5)
+            path.write_text("50")
+        asyncio.get_running_loop().create_task(raise_rate())
+        return await loadgen.run_load(service.url, reqs, max_duration_s=3.0,
+                                      rate_file=str(path))
+    res = asyncio.run(go()).summary()
+    # at 2 req/s alone, 3 s would send ~6; 2.5 s at 50 req/s sends ~125
+    assert res["sent"] > 40 and res["errors"] == 0 and res["not_sent"] == 400 - res["sent"]

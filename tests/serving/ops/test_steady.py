@@ -50,23 +50,34 @@ def sends_at(load) -> float:
     return float(args[args.index("--rate") + 1])
 
 
-def test_a_new_rate_takes_over_at_once_and_no_request_is_lost(service):
-    """The stretch running at the old rate ends cleanly: what it sent is answered and
-    counted; the next process sends at the new rate; the service saw every request once."""
+def test_a_new_rate_retimes_the_running_process_and_no_request_is_lost(service):
+    """A new rate within what the running process holds requests for retimes it (same
+    process, its rate file says the new rate); a rate beyond that ends it cleanly (what it
+    sent is answered and counted) and the next process starts at the new rate; the service
+    saw every request once."""
     n0 = handled(service)
     load = SteadyLoad(service.url, rate=30)
     try:
         assert until(lambda: answered(service) > 0 and load.pid is not None, 20)
         assert until(lambda: handled(service) > n0 + 5, 20)
+        pid = load.pid
         load.set_rate(60)  # near the service's capacity: requests are in flight right now
         assert load.rate == 60 and load.rate_changes == 1 and "60 req/s" in load.describe()
+        assert load.retimes == 1 and load.chunks == 1 and load.pid == pid
+        assert float(load._rate_file.read_text()) == 60
+        sent = handled(service)
+        assert until(lambda: handled(service) > sent + 20, 20)  # it keeps sending
+        assert load.pid == pid and load.chunks == 1
+        load.set_rate(60)  # the same rate: nothing to do
+        assert load.rate_changes == 1 and load.retimes == 1
+        load.set_rate(1000)  # beyond what this process holds requests for: a new one
         assert until(lambda: load.chunks == 2 and load.pid is not None, 20)
-        assert sends_at(load) == 60
+        assert load.pid != pid and sends_at(load) == 1000 and load.retimes == 1
         assert until(lambda: load.totals["sent"] > 0, 20)  # the first one's summary is in
         first = dict(load.totals)
         assert first["errors"] == 0 and first["ok"] + first["rejected"] == first["sent"]
-        load.set_rate(60)  # the same rate: nothing to end
-        assert load.rate_changes == 1 and load.chunks == 2
+        load.set_rate(40)  # back within the second process's requests: retimed
+        assert load.retimes == 2 and load.chunks == 2
         assert until(lambda: handled(service) - n0 > first["sent"] + 5, 20)  # the second sends
     finally:
         load.stop()
@@ -74,6 +85,7 @@ def test_a_new_rate_takes_over_at_once_and_no_request_is_lost(service):
     assert load.unreported == 0 and t["errors"] == 0 and t["sent"] > first["sent"]
     assert t["ok"] + t["rejected"] == t["sent"]
     assert until(lambda: handled(service) - n0 == t["sent"], 10), (handled(service) - n0, t)
+    assert not load._rate_file.exists()
 
 
 def test_a_new_rate_while_paused_applies_on_resume(service):
