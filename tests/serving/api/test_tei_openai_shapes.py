@@ -10,7 +10,7 @@ import httpx
 import numpy as np
 import pytest
 
-from svc_helpers import service  # noqa: F401  (fixture)
+from svc_helpers import service, until  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -158,23 +158,31 @@ def test_a_chunked_body_without_length_gets_413_once_past_the_limit(service, pat
 
 
 def test_all_apis_share_one_queue_and_its_429(service):
-    """Fill the queue through /v1/embeddings; /embed (TEI) and /v1/embeddings then answer
-    429 (all or nothing), and the filling request still completes."""
+    """Hold 12 texts queued through /v1/embeddings (max_queue=16); /embed (TEI) and
+    /v1/embeddings then answer 429 for 8 more although 4 would fit (all or nothing, none of
+    them queued), and the held request completes once released.
+
+    The gate is the batcher's own knobs, not a race with the drain: under ``early`` with
+    ``max_batch`` above ``max_queue`` no full batch can form, and a 60 s delay (far past
+    this test's timeout) keeps the texts queued until ``/config`` releases them."""
     import concurrent.futures as cf
     before = service.get("/config")
-    service.configure(max_batch=1, max_queue=16)  # drains one text per 45 ms
-    try:
-        with cf.ThreadPoolExecutor(1) as pool:
-            fill = pool.submit(post, service, "/v1/embeddings",
-                               json={"input": ["x y"] * 16, "model": "fake"})
-            deadline = time.monotonic() + 5
-            while service.get("/healthz")["queue_depth"] < 12 and time.monotonic() < deadline:
-                time.sleep(0.005)
+    service.configure(policy="early", max_delay_ms=60_000.0, max_batch=32, max_queue=16)
+    with cf.ThreadPoolExecutor(1) as pool:
+        fill = pool.submit(httpx.post, service.url + "/v1/embeddings", timeout=55,
+                           json={"input": ["x y"] * 12, "model": "fake"})
+        try:
+            assert until(lambda: service.get("/healthz")["queue_depth"] == 12, 30), \
+                service.get("/healthz")
             tei = post(service, "/embed", json={"inputs": ["a"] * 8})
             oai = post(service, "/v1/embeddings", json={"input": ["a"] * 8, "model": "fake"})
-            assert fill.result().status_code == 200
-    finally:
-        service.configure(**before)
+            held = service.get("/healthz")
+        finally:
+            service.configure(**before)  # the gate opens: the 12 held texts run
+        done = fill.result()
     assert tei.status_code == 429 and tei.json()["error_type"] == "overloaded", tei.text
     assert tei.headers["retry-after"] == "1" and "max_queue=16" in tei.json()["error"]
+    assert "12 requests waiting" in tei.json()["error"]
     assert oai.status_code == 429 and oai.json()["error"]["code"] == "rate_limit_exceeded"
+    assert held["queue_depth"] == 12 and held["in_flight"] == 1, held  # nothing of theirs queued
+    assert done.status_code == 200 and len(done.json()["data"]) == 12, done.text
