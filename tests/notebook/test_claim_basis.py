@@ -1,7 +1,9 @@
-"""Issue 31, item 2, for the decode notebooks: 06's claims simulated on its step fit say
-"On the reference machine's costs" exactly when ``checked_step_fit`` fell back, and its
-roofline claim says so; fast (the cells that fit and simulate, on given step timings, with
-no real decode run), where ``test_solutions`` checks the same on whole slow runs."""
+"""Issue 31, item 2: every claim of 00-07 passes the basis of its evidence (checked in
+source, fast), and 06's claims simulated on its step fit say "On the reference machine's
+costs" exactly when ``checked_step_fit`` fell back (the cells that fit and simulate, run on
+given step timings, no real decode run; ``test_solutions`` checks the same on whole slow
+runs)."""
+import ast
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -68,3 +70,39 @@ def test_step_fit_claims_say_their_basis(fall_back, monkeypatch):
         yes, no = HEADS[basis]
         assert md.startswith(f"**{yes if record['holds'] else no}:**"), md
         assert basis == "run" or "this run" not in md.split(":**")[0], md
+
+
+def _claim_calls(path: Path):
+    """(name, basis argument) of every ``claim(...)`` in a notebook's code: the basis as
+    ``"run"`` when not passed, its string, or ``("variable", name)``; and the variables the
+    notebook binds to ``basis_of(...)``."""
+    calls, from_fit = [], set()
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        source = "\n".join(line for line in cell.source.splitlines()
+                           if not line.lstrip().startswith(("%", "!")))
+        tree = compile(source, path.name, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                    and getattr(node.value.func, "id", "") == "basis_of":
+                from_fit |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "claim":
+                basis = next((k.value for k in node.keywords if k.arg == "basis"), None)
+                shown = ("run" if basis is None else basis.value if isinstance(basis, ast.Constant)
+                         else ("variable", basis.id))
+                calls.append((node.args[0].value, shown))
+    return calls, from_fit
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_claim_passes_its_basis(name):
+    """00-07 in source: a claim on a fit passes the basis of that fit (``basis_of``), a
+    roofline claim passes "roofline", a measured one passes nothing (``"run"``)."""
+    calls, from_fit = _claim_calls(NB06.parents[1] / name / f"{name}.ipynb")
+    assert {n for n, _ in calls} == EXPECTED[name]
+    for claim_name, shown in calls:
+        if claim_name in ON_THE_FIT:
+            assert shown in {("variable", v) for v in from_fit}, (claim_name, shown)
+        else:
+            assert shown == expected_basis(claim_name, fell_back=False), (claim_name, shown)

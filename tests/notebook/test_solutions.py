@@ -118,7 +118,7 @@ EXPECTED = {"00_welcome": {"batching_faster_per_sentence"},
 # conclusions simulated with the cost a notebook fitted on its run (or the shipped fallback):
 # 04's encoder fit (checked_fit), 06's step fit (checked_step_fit)
 ON_THE_FIT = {"window_waits_at_light_load", "bucketed_holds_slo_longer", "bucketing_beats_fifo",
-              "adaptive_busiest_step", "cpu_batching_headroom",
+              "adaptive_busiest_step", "cpu_batching_headroom", "fit_describes_run",
               "cpu_gain_smaller", "cpu_steps_stretch", "slo_pick_exists", "goodput_pick_differs"}
 # conclusions from a GPU's published figures (the roofline), never from this machine
 ON_THE_ROOFLINE = {"gpu_bucketing_wins", "gpu_on_demand_wins", "long_context_stays_memory_bound"}
