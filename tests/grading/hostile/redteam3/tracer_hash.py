@@ -1,5 +1,5 @@
 # run the lab's bucket_of inside the tripwire's own tracer, where CPython traces nothing:
-# a code object holding an object whose __hash__ does the work (the tripwire hashes each frame's code)
+# a code constant whose __hash__ does the work (the tripwire hashes every new frame's code)
 # target: ex03_2
 import operator
 import labsupport
