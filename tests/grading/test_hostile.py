@@ -133,7 +133,8 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
 EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb",  # they earn nothing
                     # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
                     "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
-                    "custom_exc_result", "meta_eq", "hidden_exc", "seed_print"}
+                    "custom_exc_result", "meta_eq", "hidden_exc", "seed_print",
+                    "home_poison"}  # hostile/redteam3: each box has its own home and /tmp
 # hostile/redteam3's open holes earn points unflagged: test_attack_earns_nothing_or_is_flagged
 # shows each as a strict xfail
 

@@ -1,6 +1,7 @@
 # take over the judge's process: its box's home (cwd) is first on sys.path; write
-# _multiprocessing.py there and hang: the helper imports it reaping the killed child
-# target: ex03_2
+# _multiprocessing.py there and hang: the helper imports it reaping the killed child (the
+# notebook's first item: an earlier item's reaping may import it first)
+# target: ex03_1
 import os
 import time
 
@@ -31,5 +32,5 @@ if _in_trusted_child():
         time.sleep(1)
 
 
-def bucket_index(length, edges):
-    return 0  # wrong everywhere
+def pad_batch(seqs, pad_id=0):
+    return [], []  # wrong everywhere
