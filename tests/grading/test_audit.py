@@ -20,7 +20,11 @@ HOSTILE = hostile_cases.HOSTILE
 NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb", "nan_fit",
                # attacks on who decides the score (hostile/judge): the judge stops them
                "custom_exc_result", "display_1e9", "hidden_exc", "hook_number", "hook_pre_run",
-               "meta_eq", "seed_print", "thread_result"}
+               "meta_eq", "seed_print", "thread_result",
+               # hostile/redteam3: written to pass the audit (operator.attrgetter on the lab's
+               # package, a string that names nothing); the run-time defences are what is tested
+               "tracer_hash", "gc_window", "cwd_shadow", "kc_bag", "context_setattr",
+               "home_poison"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
@@ -143,7 +147,11 @@ def test_magics_become_plain_python():
     ("redteam/record_forge_quiet", "reference"), ("redteam/frame_bomb", "tampered"),
     ("redteam/nan_fit", "fail"), ("judge/numpy_item", "fail"),
     ("judge/numpy_forged_name", "fail"), ("judge/meta_eq", "fail"), ("judge/hidden_exc", "fail"),
-    ("judge/seed_print", "fail"), ("judge/seed_print_guard", "fail")])
+    ("judge/seed_print", "fail"), ("judge/seed_print_guard", "fail"),
+    ("redteam3/context_setattr", "tampered"),
+    *[pytest.param(f"redteam3/{n}", "reference", marks=pytest.mark.xfail(
+        strict=True, reason="an open hole: the trusted pass says pass (see hostile/redteam3)"))
+      for n in ("tracer_hash", "gc_window")]])  # cwd_shadow, home_poison write files: box only
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     test = f"check_{case.target}({adapters.target_name(case.target)})" \

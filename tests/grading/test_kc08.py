@@ -206,3 +206,15 @@ def test_the_release_stub_is_not_attempted(monkeypatch, capsys):
     monkeypatch.setenv("LAB_AUTOGRADE", "1")
     with pytest.raises(AssertionError, match="^kc08_05: not attempted"):
         kc08.check_kc08_05(stub)
+
+
+BAG = ("batch size, wait window, timeout, KV cache blocks, bucketing, hang, future, Triton "
+       "server, full fine tuning")  # hostile/redteam3/kc_bag: the lab's vocabulary, no sentence
+
+
+@pytest.mark.xfail(strict=True, reason="an open hole (hostile/redteam3/kc_bag): one bag of the "
+                   "lab's words, 16 of the 30 allowed, passes every short item")
+@pytest.mark.parametrize("item", [i for i, s in kc08.FORM.items() if s.kind == "short"])
+def test_a_bag_of_lab_words_is_not_an_answer(item):
+    key = answer_key.load(kc08.KEY_FILE)
+    assert kc08.wrong_answer(item, BAG, key) is not None
