@@ -429,7 +429,7 @@ def run_items(items: list[Item], timeout_s: float = 60.0,
                       "items": [{"grade_id": i.grade_id, "answer": i.answer, "test": i.test,
                                  "target": i.target} for i in items]})
     budget = timeout_s * len(items) + 120
-    rc, out, err = (run or _subprocess)([sys.executable, "-m", __name__], job, budget,
+    rc, out, err = (run or _subprocess)([sys.executable, "-P", "-m", __name__], job, budget,
                                         {"MPLBACKEND": "Agg", "LAB_AUTOGRADE": "1"})
     if READY not in out.splitlines():
         raise GradingEnvironmentError(

@@ -192,6 +192,19 @@ def correct(item: str, answer, entry: dict) -> bool:
     return assess(item, answer, entry).right is True
 
 
+# An answer that names every concept of this many short questions is a list of the lab's
+# words, not an answer: no right phrasing in keys/kc08_phrasings.json or the held-out set
+# names more than 3 (a few honest ones name 2 or 3: kc08_01's knobs are kc08_04's wait).
+BAG_ITEMS = 4
+
+
+def _names_every_concept(item: str, answer, entry: dict) -> bool:
+    try:
+        return bool(assess(item, answer, entry).right)
+    except AssertionError:
+        return False
+
+
 def judge(item: str, answer, key: dict) -> tuple[str | None, str | None]:
     """``(wrong, review)``: the message a student may read when ``answer`` is wrong (where to
     re-read, and which concept was missing or denied), or why a trainer must read it
@@ -206,6 +219,13 @@ def judge(item: str, answer, key: dict) -> tuple[str | None, str | None]:
     spec = FORM[item]
     if v.right is None:
         return None, f"{item}: sent to your trainer to read: {v.why}"
+    if v.right and spec.kind == "short":
+        also = [j for j, s in FORM.items() if s.kind == "short" and j != item and j in key
+                and _names_every_concept(j, answer, key[j])]
+        if len(also) + 1 >= BAG_ITEMS:
+            return None, (f"{item}: sent to your trainer to read: it names every concept of "
+                          f"{len(also) + 1} different questions at once (a list of the lab's "
+                          "words, not an answer to this one)")
     if v.right:
         return None, None
     why = f"{v.why}; " if v.why else ""

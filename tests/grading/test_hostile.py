@@ -106,9 +106,6 @@ HOLES = {
                    "__hash__), where CPython traces nothing",
     "gc_window": "the lab's bucket_of runs from a collector-run __del__, outside every watch; "
                  "the hidden cases come from the pinned key through the check's own helpers",
-    "cwd_shadow": "the trusted helper's cwd (its box's writable home) is first on its sys.path: "
-                  "a _multiprocessing.py written there runs in the judge's process",
-    "kc_bag": "one bag of the lab's vocabulary passes every short knowledge-check item",
 }
 
 
@@ -142,7 +139,9 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
                     "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
                     "custom_exc_result", "meta_eq", "hidden_exc", "seed_print",
-                    "home_poison"}  # hostile/redteam3: each box has its own home and /tmp
+                    "home_poison",  # hostile/redteam3: each box has its own home and /tmp
+                    "cwd_shadow"}  # redteam3: the judge runs with -P (its cwd not on sys.path);
+#                                   the child that waits to be reaped only times out
 # hostile/redteam3's open holes earn points unflagged: test_attack_earns_nothing_or_is_flagged
 # shows each as a strict xfail
 

@@ -212,9 +212,25 @@ BAG = ("batch size, wait window, timeout, KV cache blocks, bucketing, hang, futu
        "server, full fine tuning")  # hostile/redteam3/kc_bag: the lab's vocabulary, no sentence
 
 
-@pytest.mark.xfail(strict=True, reason="an open hole (hostile/redteam3/kc_bag): one bag of the "
-                   "lab's words, 16 of the 30 allowed, passes every short item")
 @pytest.mark.parametrize("item", [i for i, s in kc08.FORM.items() if s.kind == "short"])
 def test_a_bag_of_lab_words_is_not_an_answer(item):
+    """hostile/redteam3/kc_bag: one bag of the lab's words (16 of the 30 allowed) named every
+    concept of every short item; it now goes to the trainer, never scores by itself."""
     key = answer_key.load(kc08.KEY_FILE)
-    assert kc08.wrong_answer(item, BAG, key) is not None
+    wrong, review = kc08.judge(item, BAG, key)
+    assert wrong is None and review and "different questions at once" in review, (wrong, review)
+
+
+def test_no_right_phrasing_is_taken_for_a_bag():
+    """The bag rule never catches a right answer of the tables (they name at most 3 items'
+    concepts)."""
+    import json
+    from pathlib import Path
+    key = answer_key.load(kc08.KEY_FILE)
+    root = Path(__file__).resolve().parents[2] / "keys"
+    for name in ("kc08_phrasings.json", "kc08_heldout.json"):
+        for item, kinds in json.loads((root / name).read_text()).items():
+            if item.startswith("_"):
+                continue
+            for answer in kinds["right"]:
+                assert kc08.judge(item, answer, key) == (None, None), (name, item, answer)
