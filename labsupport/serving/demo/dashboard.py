@@ -170,8 +170,9 @@ class Dashboard:
             self._adopt(get_config(self.url, self._client), note=f"config refused: {exc}")
             raise
         self.posts += 1
-        self._adopt(cfg, note=f"set {', '.join(f'{k}={v}' for k, v in knobs.items())} here at "
-                              f"{time.strftime('%H:%M:%S')}")
+        given = ", ".join(f"{k}={v}" for k, v in knobs.items() if v is not None)  # no unset
+        # limits (max_tokens=None, edges=None) in the line after a cell puts every knob back
+        self._adopt(cfg, note=f"set {given} here at {time.strftime('%H:%M:%S')}")
         if not self.running and self._w:
             self.refresh()  # no poller: mark and draw now
         return cfg

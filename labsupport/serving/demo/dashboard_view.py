@@ -171,13 +171,21 @@ def readout_html(cfg: dict, sample: dict | None, *, presenter: bool = False,
     s = sample or {}
     numbers = [("queue", str(s.get("queue_depth", "–"))),
                ("mean batch", f"{s['mean_batch']:.1f}" if s and s.get("batches") != 0 else "–"),
-               ("p50", fmt(s.get("p50_ms"), " ms")), ("p99", fmt(s.get("p99_ms"), " ms")),
+               ("p50", _latency(s.get("p50_ms"))), ("p99", _latency(s.get("p99_ms"))),
                *([] if load_rps is None else [(LOAD_LABEL, f"{load_rps:g}")]),
                ("completed/s", fmt(s.get("throughput_rps"))),
                ("rejected/s", fmt(s.get("rejected_rps")))]
     # at the presenter size the config row goes: the sliders right above and the plot's
     # title say it, and the numbers keep their room on one screen
     return tiles_html([numbers] if presenter else [config_row, numbers], presenter=presenter)
+
+
+def _latency(v: float | None) -> str:
+    """A latency tile's text from ms: "–" when unknown, seconds from 1 s on ("3.3 s" fits a
+    tile at the presenter size; "3268 ms" is clipped, seven tiles sharing a row)."""
+    if v is None or v != v:
+        return "–"
+    return f"{v:.0f} ms" if v < 999.5 else f"{v / 1000:.1f} s"
 
 
 def _nan(v) -> float:

@@ -103,9 +103,9 @@ class Capacity:
     def plan(self) -> list[str]:
         """What notebook 07 will show with these capacities, one line per section."""
         g = self.gain
-        out = [f"§1 capacity: one text per forward pass {self.lone1:.0f} texts/s, batches of "
-               f"16 {self.lone16:.0f} texts/s; over HTTP, one text per request, max_batch=1 "
-               f"{self.http1:.0f} req/s and max_batch=16 {self.http16:.0f} req/s "
+        out = [f"§1 capacity: one text per forward pass: {self.lone1:.0f} texts/s, batches of "
+               f"16: {self.lone16:.0f} texts/s; over HTTP, one text per request: max_batch=1 "
+               f"{self.http1:.0f} req/s, max_batch=16 {self.http16:.0f} req/s "
                f"({ratio_text(g)})",
                f"§2-3 demo load {self.demo_rate:g} req/s = {self.demo_rate / self.http1:.2f}x "
                f"what max_batch=1 serves, {self.demo_rate / self.http16:.2f}x what 16 serves: "

@@ -71,6 +71,8 @@ def test_every_change_shows_everywhere(dash, service):
     agrees(dash, service.get("/config"))
     dash.configure(max_batch=3)                             # from code
     agrees(dash, service.get("/config"))
+    dash.configure(**service.get("/config"))  # every knob back (measure.restored): the
+    assert "None" not in dash._w["status"].value  # status names no unset limit
     service.configure(max_batch=1, max_delay_ms=12.5)       # another client
     n = changes(service)
     dash.refresh()                                          # one poll
@@ -280,6 +282,22 @@ def test_no_batch_is_not_a_batch_of_zero():
     assert "2.0" in readout_html(cfg, sample(1.0, 3))
     ys = figure([sample(1.0, 3), sample(2.5, 0)], [], cfg).axes[1].get_lines()[0].get_ydata()
     assert ys[0] == 2.0 and math.isnan(ys[1])
+
+
+def test_a_latency_of_seconds_reads_in_seconds():
+    """p50/p99 from 1 s on read "3.3 s", short enough for a tile at the presenter size
+    ("3268 ms" was clipped there when max_batch=1 fell behind); below it, whole ms."""
+    import re
+    from labsupport.serving.demo.dashboard_view import readout_html
+    cfg = {"max_batch": 1, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+
+    def tile(p50):
+        html = readout_html(cfg, {"t": 1.0, "queue_depth": 40, "batches": 9, "mean_batch": 1.0,
+                                  "p50_ms": p50, "p99_ms": None, "throughput_rps": 9.0,
+                                  "rejected_rps": 0.0}, presenter=True)
+        return re.search(r">p50</div><div[^>]*>([^<]+)<", html).group(1)
+    assert [tile(v) for v in (25.4, 999.4, 999.6, 3268.0, 12345.0, None)] == \
+        ["25 ms", "999 ms", "1.0 s", "3.3 s", "12.3 s", "–"]
 
 
 @pytest.mark.parametrize("presenter", [False, True])
