@@ -33,10 +33,12 @@ c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()
 # (the course's template in autograde/templates/, which extends nbgrader's).
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests,
                                     ShortTestErrors, NameGradedItems]
-c.HTMLExporter.template_name = TEMPLATE
-c.HTMLExporter.template_file = PAGE
-c.HTMLExporter.extra_template_basedirs = [str(Path(__file__).resolve().parent / "templates"),
-                                          nbgrader_templates()]
+# Scoped to the feedback converter's exporter (its parent): the formgrader's own pages keep
+# nbgrader's templates.
+c.GenerateFeedback.HTMLExporter.template_name = TEMPLATE
+c.GenerateFeedback.HTMLExporter.template_file = PAGE
+c.GenerateFeedback.HTMLExporter.extra_template_basedirs = [
+    str(Path(__file__).resolve().parent / "templates"), nbgrader_templates()]
 # Autograde: the kernel runs in the submission's sandbox (c.Sandbox: namespaces and a grading
 # user as root, rlimits and a warning otherwise; limits in docs/trainers.md), in autograde mode
 # (LAB_AUTOGRADE=1: short demos, no frontend waits), and survives a dead kernel; then every

@@ -57,7 +57,10 @@ def render(dest: Path) -> tuple[Path, str]:
         nb, resources = step(config=cfg).preprocess(nb, resources)
     css = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader",
                        "static", "node_modules", "bootstrap", "dist", "css")
-    exporter = HTMLExporter(config=cfg, extra_template_paths=[css])
+    from traitlets.config import Config
+    scoped = Config(cfg)  # the course scopes the template to the feedback converter's exporter
+    scoped.HTMLExporter.merge(cfg.GenerateFeedback.HTMLExporter)
+    exporter = HTMLExporter(config=scoped, extra_template_paths=[css])
     html, _ = exporter.from_notebook_node(nb, resources=resources)
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(html)

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from labsupport.projector import png_info
 
 ROOT = Path(__file__).resolve().parents[2]
+VIEWPORT = {"width": 1280, "height": 800}  # a projector's resolution
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 
 

@@ -16,9 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from browser_pages import ROOT
+from browser_pages import ROOT, VIEWPORT
 
-VIEWPORT = {"width": 1280, "height": 800}  # a projector's resolution
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]

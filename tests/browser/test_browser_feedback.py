@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ARTIFACTS, VIEWPORT, guard_loopback
+from browser_pages import ARTIFACTS, VIEWPORT, guard_loopback
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import feedback_pages  # noqa: E402

@@ -43,7 +43,11 @@ def test_a_faster_or_slower_machine_keeps_the_pick():
 
 
 def test_goodput_pick_is_not_the_throughput_pick_on_the_shipped_cost():
-    reqs = trace_requests(200, seed=8)
+    """On the lab's own trace (the synthetic twin, so the test does not depend on whether the
+    real Azure file sits in ../shared)."""
+    from labsupport.paths import SYNTHETIC_TRACE
+    from labsupport.traffic import load_trace
+    reqs = trace_requests(200, seed=8, trace=load_trace(SYNTHETIC_TRACE))
     back = simulate_steps(at_rate(reqs, math.inf), cost=DEFAULT_COST, max_seqs=32,
                           kv_budget_tokens=8192)
     reqs = at_rate(reqs, 0.8 * summarize_decode(back)["requests_per_s"])
