@@ -142,7 +142,10 @@ def test_dashboard_reads_from_the_back_and_keeps_one_state(page, probe):
     rd = page.evaluate("""() => [...document.querySelectorAll('.lab-readout .lab-tile-value')]
         .map(e => ({h: e.getBoundingClientRect().height, fs: parseFloat(getComputedStyle(e).fontSize),
                     clip: e.scrollWidth > e.clientWidth + 1}))""")
-    assert len(rd) == 11 and all(r["h"] < 1.6 * r["fs"] and not r["clip"] for r in rd), rd
+    # a tile per knob in use (batching.config.in_use: no unused delay) and the 7 numbers
+    from labsupport.batching.config import in_use
+    shown = len(in_use(httpx.get(url + "/config", timeout=5).json())) + 7
+    assert len(rd) == shown and all(r["h"] < 1.6 * r["fs"] and not r["clip"] for r in rd), rd
     assert min(r["fs"] for r in rd) >= 16
 
     # one state: from code, from another client, after stop()
