@@ -11,21 +11,21 @@ from __future__ import annotations
 from importlib import import_module
 
 from labsupport.exercises import answer_key
-from . import trusted
+from labsupport.exercises.registry import EXERCISES
 
 
 def _module(answer_id: str):
-    try:
-        module = import_module(trusted.check_module(answer_id))
-    except ImportError:
+    """The check module of ``answer_id`` when its content is judged against a key."""
+    entry = EXERCISES.get(answer_id)
+    if entry is None or entry.check_module is None:
         return None
+    module = import_module(entry.check_module)
     return module if getattr(module, "KEY_FILE", None) else None
 
 
 def target(answer_id: str) -> str | None:
     """The name whose value the trusted pass hands back when ``answer_id`` is keyed."""
-    module = _module(answer_id)
-    return getattr(module, "TARGETS", {}).get(answer_id, answer_id) if module else None
+    return EXERCISES[answer_id].target if _module(answer_id) else None
 
 
 class Keys:

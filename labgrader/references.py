@@ -1,10 +1,12 @@
-"""The lab's own implementation of each exercise: one table, read by the static audit of
-answer cells (``labgrader.audit``) and by the runtime tripwire of the trusted pass.
+"""The lab's own implementation of each exercise, as the static audit of answer cells
+(``labgrader.audit``) and the runtime tripwire of the trusted pass read it from the one
+exercise table, ``labsupport.exercises.registry.EXERCISES``.
 
-``REFERENCES[ex]`` names, as dotted paths, what solves ``ex`` for the student: a function,
-a class, a method, or a whole module (everything in it). ``COMMON`` is a reference of every
-exercise (the notebooks' fallbacks hand out the lab's answers). Using a reference in an
-answer cell — imported under any name or path, re-exported elsewhere in the package,
+``references(ex)`` names, as dotted paths, what solves ``ex`` for the student: a function,
+a class, a method, or a whole module (everything in it): the exercise's ``references``, the
+lab's own answer its demo cells fall back to (``fallback``), and ``COMMON``, a reference of
+every exercise (the notebooks' fallbacks hand out the lab's answers). Using a reference in
+an answer cell — imported under any name or path, re-exported elsewhere in the package,
 wrapped, subclassed, looked up with a computed name — is flagged with its reason; so is
 running one while the student's function runs (``tripwire``). The lab's own demo cells
 import them freely: only what the student wrote is audited.
@@ -19,59 +21,26 @@ from functools import lru_cache
 from pathlib import Path
 
 import labsupport
+from labsupport.exercises.registry import EXERCISES
 
 PACKAGE = "labsupport"
 ROOT = Path(labsupport.__file__).resolve().parent  # labsupport/
 
-BATCHER = ("labsupport.batching.runtime.MicroBatcher", "labsupport.batching.policies",
-           "labsupport.batching.bucketed", "labsupport.batching.adaptive")
-DECODER_ENGINE = ("labsupport.decoder.scheduler", "labsupport.decoder.engine",
-                  "labsupport.decoder.stepsim", "labsupport.decoder.rules")
-
-REFERENCES: dict[str, tuple[str, ...]] = {
-    "ex01_1": ("labsupport.metrics.utilisation", "labsupport.metrics.summarize"),
-    "ex01_2": ("labsupport.metrics.percentiles", "labsupport.metrics.summarize"),
-    "ex01_3": ("labsupport.queueing",),
-    "ex02_1": BATCHER, "ex02_2": BATCHER, "ex02_3": BATCHER, "ex02_4": BATCHER,
-    "ex02_5": BATCHER, "ex02_6": BATCHER, "ex02_9": BATCHER,
-    "ex02_7": ("labsupport.exercises.ex02_knee.reference_sweep",),
-    "ex02_8": ("labsupport.metrics.find_knee",),
-    "ex03_1": ("labsupport.batching.shapes.pad", "labsupport.batching.shapes.Padded"),
-    "ex03_2": ("labsupport.batching.shapes.bucket_of",
-               "labsupport.batching.shapes.assign_buckets"),
-    "ex03_3": ("labsupport.batching.plans.token_budget_batches",),
-    "ex03_4": ("labsupport.batching.plans.waste", "labsupport.batching.plans.batch_padded_tokens",
-               "labsupport.metrics.padding_share"),
-    "ex04_1": ("labsupport.exercises.ex04._pool_ref", "labsupport.encoder.model"),
-    "ex04_2": ("labsupport.costs.ServiceModel.fit", "labsupport.costs.linear_fit"),
-    "ex04_3": (),
-    "ex04_4": ("labsupport.batching.adaptive",),
-    "ex05_4": ("labsupport.decoder.kvmath",),
-    "ex05_5": ("labsupport.decoder.tokentimes", "labsupport.decoder.metrics"),
-    "ex05_6": ("labsupport.decoder.roofline",),
-    "ex06_1": DECODER_ENGINE,
-    "ex06_2": DECODER_ENGINE + ("labsupport.decoder.kvcache",),
-    "ex06_4": ("labsupport.decoder.rules.grow_or_preempt",),
-    "ex06_5": ("labsupport.decoder.rules.admit_waiting",),
-    "ex06_6": ("labsupport.exercises.slo_pick",),
-    "ex06_7": ("labsupport.exercises.ex06_speedup.speedup_ref",),
-    "ex06_8": ("labsupport.decoder.blockpool", "labsupport.decoder.kvcache"),
-    "ex06_9": ("labsupport.decoder.ragged",),
-    "ex06_10": ("labsupport.decoder.kvcache.cached_prefix",
-                "labsupport.decoder.kvcache.block_names"),  # block_hash is given to students
-}
-COMMON = ("labsupport.exercises.fallback",)
+COMMON = ("labsupport.exercises.fallback", "labsupport.exercises.registry")
 STUDENT_HELPERS = frozenset({  # given to students by a notebook's answer cell
     "labsupport.exercises.ex04.p99_bucketed", "labsupport.exercises.ex04.slo_traffic",
     "labsupport.exercises.ex04.corpus_lengths"})
 
 
 def references(ex: str) -> tuple[str, ...]:
-    """Every reference of ``ex`` (its own and ``COMMON``)."""
-    return REFERENCES.get(ex, ()) + COMMON
+    """Every reference of ``ex``: its own, its lab answer and ``COMMON``."""
+    entry = EXERCISES.get(ex)
+    if entry is None:
+        return COMMON
+    return entry.references + ((entry.fallback,) if entry.fallback else ()) + COMMON
 
 
-# ---- where a name really lives: re-exports and lazy public names -------------------------
+# ---- where a name really lives: re-exports -----------------------------------------------------
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
@@ -94,9 +63,9 @@ def _top_level(tree: ast.Module):
 @lru_cache(maxsize=1)
 def _aliases() -> dict[str, str]:
     """``labsupport.x.Name`` -> the dotted path it was imported from, for every top-level
-    import of the package (``from ..batching.runtime import MicroBatcher`` in ``fallback``
-    makes ``labsupport.exercises.fallback.MicroBatcher`` an alias), plus the lazy public
-    names (``labsupport.MicroBatcher``)."""
+    import of the package (``from ..batching.runtime import MicroBatcher`` in ``ex02``
+    makes ``labsupport.exercises.ex02.MicroBatcher`` an alias, ``from .batching.runtime
+    import MicroBatcher`` in ``__init__`` makes ``labsupport.MicroBatcher`` one)."""
     out: dict[str, str] = {}
     for path in sorted(ROOT.rglob("*.py")):
         mod = _module_name(path)
@@ -118,13 +87,6 @@ def _aliases() -> dict[str, str]:
                 for a in node.names:
                     if a.asname:
                         out[f"{mod}.{a.asname}"] = a.name
-            elif (isinstance(node, ast.Assign) and len(node.targets) == 1
-                  and isinstance(node.targets[0], ast.Name)
-                  and node.targets[0].id in ("_API", "_LAZY")
-                  and isinstance(node.value, ast.Dict)):
-                for k, v in zip(node.value.keys, node.value.values):
-                    if isinstance(k, ast.Constant) and isinstance(v, ast.Constant):
-                        out[f"{mod}.{k.value}"] = f"{mod}.{v.value}.{k.value}"
     for k in [k for k, v in out.items() if k == v]:
         del out[k]
     return out

@@ -12,9 +12,9 @@ attempted" (``exercises.guard.exercise_check``):
 """
 from __future__ import annotations
 
-from importlib import import_module
-
 from nbgrader.preprocessors import ClearSolutions
+
+from labsupport.exercises.registry import EXERCISES
 
 STUB = 'raise NotImplementedError("{grade_id}: write your {what} here")'
 CLASS_STUB = 'def __init__(self, *args, **kwargs):\n    ' + STUB
@@ -44,11 +44,8 @@ def stub_for(grade_id: str, source: str) -> str:
     if context == "class":
         return CLASS_STUB.format(grade_id=grade_id, what=what)
     if context == "top":
-        try:
-            module = import_module(f"labsupport.exercises.{grade_id.split('_')[0]}")
-            target = getattr(module, "TARGETS", {}).get(grade_id)
-        except ImportError:
-            target = None
+        entry = EXERCISES.get(grade_id)
+        target = entry.target if entry else None
         if target:
             return BINDING_STUB.format(target=target, grade_id=grade_id, what=what)
     return STUB.format(grade_id=grade_id, what=what)

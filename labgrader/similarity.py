@@ -198,10 +198,12 @@ def _units(path: Path, names: list[str]) -> dict[str, str]:
 
 def reference_sources(exercise: str) -> dict[str, str]:
     """The lab's references of ``exercise`` by their source: dotted path -> code."""
+    from labsupport.exercises.registry import EXERCISES
     from . import references
     root = references.ROOT.parent
     out: dict[str, str] = {}
-    for ref in references.REFERENCES.get(exercise, ()):
+    entry = EXERCISES.get(exercise)
+    for ref in entry.references if entry else ():
         module = references._module_of(ref)
         rel = Path(*module.split("."))
         path = root / rel.with_suffix(".py")

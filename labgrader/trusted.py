@@ -55,9 +55,12 @@ class Item:
     target: str | None = None  # keyed items: the name whose value goes back for the key
 
 
-def check_module(answer_id: str) -> str:
-    """``ex02_1`` -> ``labsupport.exercises.ex02`` (the conventions' naming)."""
-    return f"labsupport.exercises.{answer_id.split('_')[0]}"
+def check_module(answer_id: str) -> str | None:
+    """The module of the check of ``answer_id`` (or of its test cell, ``…_test``), from the
+    exercise table: ``ex02_4`` -> ``labsupport.exercises.ex02_faults``; None when unknown."""
+    from labsupport.exercises.registry import EXERCISES
+    entry = EXERCISES.get(answer_id.removesuffix("_test"))
+    return entry.check_module if entry else None
 
 
 def _python(source: str) -> str:

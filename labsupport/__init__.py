@@ -3,35 +3,27 @@
 tests/layout/test_layers.py). Grading is the trainers' own package, ``labgrader``,
 never installed by students.
 
-Public API, imported lazily (``import labsupport`` stays fast and torch-free): the names in
-``_API`` below.
+The public API is imported here (``import labsupport`` loads numpy, never torch: the
+encoder imports torch when it loads a model).
 """
-from importlib import import_module
-
-from .paths import autograde_mode  # noqa: F401  (public: labsupport.autograde_mode())
+from .batching.adaptive import Adaptive
+from .batching.bucketed import Bucketed
+from .batching.config import BatchConfig
+from .batching.policies import Dispatch, Policy, Wait
+from .batching.registry import POLICIES, make_policy
+from .batching.runtime import BatcherClosed, BatchSizeMismatch, MicroBatcher, QueueFull
+from .costs import ServiceModel
+from .device import get_device
+from .encoder import Encoder, load_encoder
+from .metrics import find_knee, percentiles, summarize
+from .paths import autograde_mode
+from .sim import SimResult, simulate
+from .traffic import ClosedLoop, Request, Trace, bursty, load_trace, poisson, replay
 
 __version__ = "0.3.0.dev0"  # the one place: pyproject.toml reads it (tool.setuptools.dynamic)
 
-_API = {
-    "Request": "traffic", "poisson": "traffic", "bursty": "traffic", "ClosedLoop": "traffic",
-    "load_trace": "traffic", "replay": "traffic", "Trace": "traffic",
-    "BatchConfig": "batching.config",
-    "make_policy": "batching.registry", "POLICIES": "batching.registry",
-    "Dispatch": "batching.policies", "Wait": "batching.policies",
-    "Policy": "batching.policies", "Bucketed": "batching.bucketed",
-    "Adaptive": "batching.adaptive",
-    "load_encoder": "encoder", "Encoder": "encoder",
-    "simulate": "sim", "SimResult": "sim", "ServiceModel": "costs",
-    "MicroBatcher": "batching.runtime", "QueueFull": "batching.runtime",
-    "BatcherClosed": "batching.runtime", "BatchSizeMismatch": "batching.runtime",
-    "percentiles": "metrics", "summarize": "metrics", "find_knee": "metrics",
-    "get_device": "device",
-}
-
-__all__ = sorted(_API)
-
-
-def __getattr__(name):
-    if name in _API:
-        return getattr(import_module(f".{_API[name]}", __name__), name)
-    raise AttributeError(f"module 'labsupport' has no attribute {name!r}")
+__all__ = ["Adaptive", "BatchConfig", "BatchSizeMismatch", "BatcherClosed", "Bucketed",
+           "ClosedLoop", "Dispatch", "Encoder", "MicroBatcher", "POLICIES", "Policy",
+           "QueueFull", "Request", "ServiceModel", "SimResult", "Trace", "Wait",
+           "autograde_mode", "bursty", "find_knee", "get_device", "load_encoder", "load_trace",
+           "make_policy", "percentiles", "poisson", "replay", "simulate", "summarize"]

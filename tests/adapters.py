@@ -5,7 +5,7 @@
 other name the variant ``tests/variants/<ex_id>__<name>.py`` (a full replacement of the
 cell's source). ``run(ex_id, source)`` executes that one cell in a fresh namespace and
 returns the namespace; ``target(ex_id, source)`` returns the object the exercise's check
-takes (``labsupport.exercises.exNN.TARGETS[ex_id]`` names it).
+takes (``labsupport.exercises.registry.EXERCISES[ex_id].target`` names it).
 """
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ import inspect
 import os
 import re
 from dataclasses import dataclass
-from importlib import import_module
 from pathlib import Path
 
 import nbformat
+
+from labsupport.exercises.registry import check_of, exercise
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = ROOT / "tests" / "variants"
@@ -99,19 +100,17 @@ def run(ex_id: str, source: str = "solution") -> dict:
 
 
 def check_function(ex_id: str):
-    """``labsupport.exercises.<module>.check_<ex_id>`` (module: ``ex02`` for ``ex02_1``)."""
-    module = import_module(f"labsupport.exercises.{ex_id.split('_')[0]}")
-    return getattr(module, f"check_{ex_id}")
+    """The check of ``ex_id`` (``labsupport.exercises.registry`` names it)."""
+    return check_of(ex_id)
 
 
 def target_name(ex_id: str) -> str:
-    """The name the answer cell defines for the check (the module's ``TARGETS``)."""
-    module = import_module(f"labsupport.exercises.{ex_id.split('_')[0]}")
-    targets = getattr(module, "TARGETS", {})
-    if ex_id not in targets:
-        raise LookupError(f"{module.__name__}.TARGETS has no entry for {ex_id!r} "
+    """The name the answer cell defines for the check (the registry's ``target``)."""
+    target = exercise(ex_id).target
+    if target is None:
+        raise LookupError(f"{ex_id} is graded by hand: the registry names no target for it "
                           "(see docs/conventions.md, 'Check modules')")
-    return targets[ex_id]
+    return target
 
 
 def target(ex_id: str, source: str = "solution"):

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..metrics import utilisation as _busy_share
+from ..metrics import percentiles, utilisation as _busy_share
 from ..queueing import md1_wait_ms
 from ..costs import MINILM_LIKE_CPU
 from ..sim.simulator import simulate
@@ -125,4 +125,14 @@ def check_ex01_3(obj, hidden: bool = False) -> None:
 
 
 # exercise id -> the name the answer cell defines (tests/adapters.py reads it)
-TARGETS = {"ex01_1": "utilisation", "ex01_2": "latency_percentiles", "ex01_3": "md1_wait_ms"}
+# ---- the lab's answers, for notebook 01's demo cells while an exercise is unsolved -------
+
+def lab_busy_share(res) -> float:
+    """Share (0..1) of time the model was busy, first arrival to last finish."""
+    return _busy_share(res.batch_start, res.batch_end, float(res.arrival.min()),
+                       float(res.finish.max()))
+
+
+def lab_latency_percentiles(res) -> dict:
+    """``{"p50": ms, "p99": ms}`` of the per-request latency."""
+    return percentiles(res.finish - res.arrival, (50, 99))

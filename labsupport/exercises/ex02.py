@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..batching.runtime import MicroBatcher
 from ..sim.scenarios import virtual_model
 from .batcher_probe import (EPS_MS, _batches_ok, _late, _no_hangs, _right_results, _run,
                             _shout, cancel_safe, oldest_first)
-from .ex02_faults import check_ex02_4, check_ex02_5, check_ex02_6, check_ex02_9  # noqa: F401
-from .ex02_knee import check_ex02_7, check_ex02_8  # noqa: F401 (re-export)
 from .guard import case_rng, exercise_check
 
 
@@ -160,7 +159,20 @@ def check_ex02_3(obj, hidden: bool = False) -> None:
                              f"once; one took {np.nanmax(res.latency_ms):.1f} ms")
 
 
-# exercise id -> the name the answer cell defines (tests/adapters.py reads it)
-TARGETS = {"ex02_1": "Batcher", "ex02_2": "EarlyBatcher", "ex02_3": "EagerBatcher",
-           "ex02_4": "SafeBatcher", "ex02_5": "ThreadedBatcher", "ex02_6": "CheckedBatcher",
-           "ex02_7": "p99_vs_delay", "ex02_8": "knee_delay", "ex02_9": "CancelSafeBatcher"}
+# ---- the lab's answers, for notebook 02's demo cells while an exercise is unsolved -------
+
+def lab_batcher(policy: str, **kw) -> type:
+    """``MicroBatcher`` with ``policy``, behind the students' constructor
+    ``(infer_fn, max_batch, max_delay_ms)``."""
+    class LabBatcher(MicroBatcher):
+        def __init__(self, infer_fn, max_batch=32, max_delay_ms=10.0):
+            super().__init__(infer_fn, max_batch=max_batch, max_delay_ms=max_delay_ms,
+                             policy=policy, **kw)
+    LabBatcher.__name__ = LabBatcher.__qualname__ = f"MicroBatcher[{policy}]"
+    return LabBatcher
+
+
+LabWindowBatcher = lab_batcher("window")                             # ex02_1
+LabEarlyBatcher = lab_batcher("early")                               # ex02_2
+LabEagerBatcher = lab_batcher("work_conserving")                     # ex02_3, 5, 6, 9
+LabSafeBatcher = lab_batcher("work_conserving", isolate_errors=False)  # ex02_4

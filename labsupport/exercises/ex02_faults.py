@@ -1,5 +1,4 @@
-"""Checks for notebook 02's faults a batcher must survive (re-exported by
-``labsupport.exercises.ex02``): a model that raises (ex02_4), a synchronous model that would
+"""Checks for notebook 02's faults a batcher must survive: a model that raises (ex02_4), a synchronous model that would
 block the event loop or run twice at once (ex02_5), a model that returns the wrong number of
 outputs (ex02_6), and callers who give up: no work for them, no harm to others (ex02_9). Same scripted scenarios on the virtual
 clock as ``ex02``.

@@ -1,5 +1,5 @@
-"""Checks for notebook 02's sweep and knee exercises (ex02_7, ex02_8), re-exported by
-``labsupport.exercises.ex02``."""
+"""Checks for notebook 02's sweep and knee exercises (ex02_7, ex02_8), and the lab's
+answer to ex02_8 for demo cells (``lab_knee_delay``)."""
 from __future__ import annotations
 
 import math
@@ -104,3 +104,8 @@ def check_ex02_8(obj, hidden: bool = False) -> None:
             raise AssertionError(f"{ex}: on a curve over {span} your knee at {got:g} ms is "
                                  f"{where}; look for the delay after which latency starts to "
                                  f"climb steeply")
+
+
+def lab_knee_delay(delays_ms, latency_ms) -> float:
+    """The lab's answer to ex02_8 (for demo cells): the delay at ``find_knee``'s knee."""
+    return float(delays_ms[find_knee(delays_ms, latency_ms)])

@@ -200,6 +200,11 @@ def check_ex03_4(obj, hidden: bool = False) -> None:
                                  f"your share is {val:.4f}, which is off: {hint}")
 
 
-TARGETS = {"ex03_1": "pad_batch", "ex03_2": "bucket_index", "ex03_3": "budget_batches",
-           "ex03_4": "padding_share"}
+def lab_pad_batch(seqs, pad_id=0):
+    """The lab's answer to ex03_1 (for demo cells): (ids, mask) right-padded to the longest,
+    both [n, L] (``shapes.pad``)."""
+    b = shapes.pad(seqs, pad_id=pad_id)
+    return b.ids, b.mask
+
+
 __all__ = ["check_ex03_1", "check_ex03_2", "check_ex03_3", "check_ex03_4"]

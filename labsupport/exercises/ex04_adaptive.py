@@ -1,7 +1,6 @@
 """Check for ex04_4 (notebook 04): the SLO-aware adaptive batcher's dispatch rule,
 ``dispatch_at(now_ms, oldest_arrival_ms, n_waiting, max_batch, slo_ms, predict_ms) -> ms``.
-The lab's own rule is ``labsupport.batching.adaptive.dispatch_at``; ``ex04`` re-exports this
-check so the exercise id keeps one check module."""
+The lab's own rule is ``labsupport.batching.adaptive.dispatch_at``."""
 from __future__ import annotations
 
 import math
@@ -77,5 +76,4 @@ def check_ex04_4(obj, hidden: bool = False) -> None:
                 f"should go at {want:g}. Hint: {HINTS[kind]}")
 
 
-TARGETS = {"ex04_4": "dispatch_at"}
 __all__ = ["check_ex04_4"]

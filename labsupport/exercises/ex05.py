@@ -12,7 +12,7 @@ from ..decoder.tokentimes import token_metrics
 from .guard import bounded, case_rng, exercise_check, require_callable as _callable
 from .plain import describe, plain
 
-TARGETS = {"ex05_4": "kv_budget", "ex05_5": "decode_metrics", "ex05_6": "crossover_batch"}
+__all__ = ["check_ex05_4", "check_ex05_5", "check_ex05_6"]
 
 
 # ---- ex05_4: KV bytes per token and the KV budget ----------------------------------------
@@ -188,3 +188,12 @@ def check_ex05_6(obj, hidden: bool = False) -> None:
                     "memory")
         raise AssertionError(f"{ex}: {call} returned {describe(got)}, expected a different "
                              f"batch: {hint}")
+
+
+# ---- the lab's answer to ex05_4, for notebook 05's demo cells while it is unsolved -------
+
+def lab_kv_budget(config, gpu_bytes, weight_bytes, gpu_memory_utilization=0.9):
+    """KV bytes per token, and the tokens of KV that fit beside the weights."""
+    return {"bytes_per_token": kv_bytes_per_token(config),
+            "kv_budget_tokens": kv_budget_tokens(config, gpu_bytes, weight_bytes,
+                                                 gpu_memory_utilization)}

@@ -1,4 +1,4 @@
-"""Check for notebook 06's design exercise ex06_8 (re-exported by ``ex06``): a paged KV block
+"""Check for notebook 06's design exercise ex06_8: a paged KV block
 pool the student designs — allocate, append, fork (a shared prefix), free — specified by its
 behaviour only. Reference: ``decoder.blockpool.RefCountedPool`` (it writes the scripts).
 

@@ -1,4 +1,4 @@
-"""Check for notebook 06's prefix-cache exercise (re-exported by ``ex06``): ex06_10, the
+"""Check for notebook 06's prefix-cache exercise: ex06_10, the
 lookup along the hash chain. Reference: ``kvcache.cached_prefix``. The check tries drawn
 caches directly, then plugs the function into the engine's ``BlockManager`` and replays
 shared-prefix workloads step by step (``scheduler_parts.compare``).

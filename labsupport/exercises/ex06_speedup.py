@@ -1,4 +1,4 @@
-"""Checks for notebook 06's ex06_7 (re-exported by ``ex06``): where a speed-up comes from.
+"""Checks for notebook 06's ex06_7: where a speed-up comes from.
 tokens/s over the engine's busy time is tokens per step divided by ms per step, so a
 speed-up splits into a fuller batch and a longer step. The pairs compared are drawn
 workloads on the step simulator: on-demand against reserve under a cap, continuous against

@@ -1,4 +1,4 @@
-"""Check for notebook 06's packed-step exercise (re-exported by ``ex06``): ex06_9, the
+"""Check for notebook 06's packed-step exercise: ex06_9, the
 ragged attention mask of a packed step. Reference: ``labsupport.decoder.ragged``. Besides
 drawn spans, the check replays a workload through the engine (``Engine(record_layout=True)``)
 and compares the answer with the steps it ran. ``attempt`` (a student's call, a crash turned

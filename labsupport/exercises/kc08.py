@@ -274,4 +274,3 @@ def _make_check(item: str):
 for _item in FORM:
     globals()[f"check_{_item}"] = _make_check(_item)
 __all__ = [f"check_{i}" for i in FORM]
-TARGETS = {i: i for i in FORM}  # exercise id -> the variable the student's answer cell sets

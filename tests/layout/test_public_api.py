@@ -20,10 +20,12 @@ def test_every_public_name_imports(name):
 
 
 def test_every_exercise_module_and_check_imports():
+    from labsupport.exercises.registry import EXERCISES, check_of
     for p in sorted((PKG / "exercises").glob("*.py")):
-        mod = importlib.import_module(f"labsupport.exercises.{p.stem}")
-        for name in getattr(mod, "TARGETS", {}):
-            assert callable(getattr(mod, f"check_{name}")), f"{p.stem}.check_{name}"
+        importlib.import_module(f"labsupport.exercises.{p.stem}")
+    for ex, entry in EXERCISES.items():
+        if entry.check is not None:
+            assert callable(check_of(ex)), entry.check
 
 
 def test_the_version_is_written_once():
