@@ -1,5 +1,5 @@
 """The runtime half of reference detection: in the trusted pass, the lab's own
-implementations of the exercise under check (``references.REFERENCES``) must not run while
+implementations of the exercise under check (``references.references``) must not run while
 the student's code runs. ``Tripwire`` watches there (through the checks' context's
 ``watch``): around each call of the student's code (``guard.student``) it looks up every Python call among the reference code
 objects, so a reference reached by a path no static audit sees (a lab function that calls
