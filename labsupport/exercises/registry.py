@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from .kc08 import FORM
 
-P = "labsupport."
+_PKG = "labsupport."
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,8 @@ class Exercise:
 def _code(module: str, ex: str, target: str, references: tuple[str, ...] = (),
           fallback: str | None = None) -> Exercise:
     """An autograded exercise whose check is ``labsupport.exercises.<module>.check_<ex>``."""
-    return Exercise(f"{P}exercises.{module}.check_{ex}", target,
-                    tuple(P + r for r in references), P + fallback if fallback else None)
+    return Exercise(f"{_PKG}exercises.{module}.check_{ex}", target,
+                    tuple(_PKG + r for r in references), _PKG + fallback if fallback else None)
 
 
 BATCHER = ("batching.runtime.MicroBatcher", "batching.policies", "batching.bucketed",
