@@ -40,7 +40,7 @@ def references(ex: str) -> tuple[str, ...]:
     return entry.references + ((entry.fallback,) if entry.fallback else ()) + COMMON
 
 
-# ---- where a name really lives: re-exports -----------------------------------------------------
+# ---- where a name really lives: re-exports -----------------------------------------------
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
