@@ -59,6 +59,8 @@ REFERENCES: dict[str, tuple[str, ...]] = {
     "ex06_9": ("labsupport.decoder.ragged",),
     "ex06_10": ("labsupport.decoder.kvcache.cached_prefix",
                 "labsupport.decoder.kvcache.block_names"),  # block_hash is given to students
+    "ex09_1": ("labsupport.exercises.challenge.SloBuckets", "labsupport.batching.bucketed",
+               "labsupport.batching.adaptive"),
 }
 COMMON = ("labsupport.exercises.fallback",)
 STUDENT_HELPERS = frozenset({  # given to students by a notebook's answer cell

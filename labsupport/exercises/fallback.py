@@ -121,6 +121,7 @@ LAB: dict[str, Callable[[], Any]] = {  # exercise id -> the lab's own answer
     "ex06_5": _ref("decoder.rules", "admit_waiting"),
     "ex06_10": _ref("decoder.kvcache", "cached_prefix"),
     "ex06_6": lambda: pick_max_seqs,
+    "ex09_1": _ref("exercises.challenge", "SloBuckets"),
 }
 
 
