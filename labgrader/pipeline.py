@@ -19,6 +19,8 @@ import nbformat
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
 from traitlets import Float
 
+from labsupport.exercises import partial
+
 from . import audit, cellcode, keyed, seal, similarity, trusted
 from .execute import AutogradeExecute, course_root, error_output
 from .roles import roles
@@ -26,7 +28,9 @@ from .sandbox import Sandbox
 from .statuses import EVENTS, event_reviews
 
 REVIEW = "labsupport_review"  # resources key: grade_id -> why a trainer should look
-VERDICTS = "labsupport_verdicts"  # resources key: test id -> the judge passed it
+VERDICTS = "labsupport_verdicts"  # resources key: test id -> the judge passed it (or the share
+#                                   of its points a ``PartialScore`` verdict gave)
+PARTIAL = "labsupport_partial"  # resources key: test id -> a PartialScore verdict's message
 
 
 class ShortTestErrors(NbGraderPreprocessor):
@@ -137,7 +141,7 @@ class TrustedChecks(NbGraderPreprocessor):
                                       source, target=keyed.target(aid)))
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
         results = self._run_trusted(items, timeout, resources)
-        passed = set()
+        passed, partial_of = set(), {}
         for item in items:
             tid = item.grade_id
             status, message, answer = results.get(
@@ -163,6 +167,8 @@ class TrustedChecks(NbGraderPreprocessor):
             else:  # an honest wrong answer: the judge's message, no review
                 ename, _, evalue = message.partition(": ")
                 zero[tid] = (ename, evalue) if evalue and ename.isidentifier() else ("Error", message)
+                if partial.share(message) is not None:  # a share of the points (ex09_1)
+                    partial_of[tid] = (partial.share(message), evalue.removesuffix(trusted.HIDDEN_NOTE))
         for tid, cell in cells.items():  # the judge's verdict is all a test cell shows
             if cell is None:
                 continue
@@ -181,7 +187,9 @@ class TrustedChecks(NbGraderPreprocessor):
             for tid in found.tests:
                 review.setdefault(tid, note)
         resources[REVIEW] = review
-        resources[VERDICTS] = {tid: tid in passed for tid in found.tests}
+        resources[VERDICTS] = {tid: partial_of[tid][0] if tid in partial_of else tid in passed
+                               for tid in found.tests}
+        resources[PARTIAL] = {tid: why for tid, (_, why) in partial_of.items()}
         return nb, resources
 
 
@@ -198,8 +206,13 @@ class JudgedSaveAutoGrades(SaveAutoGrades):
             if cell.cell_type == "code" and not _nbg(cell).get("solution"):
                 info = (self.notebook_id, self.assignment_id, self.student_id)
                 grade = self.gradebook.find_grade(gid, *info)
-                ok = (resources.get(VERDICTS) or {}).get(gid) is True
-                grade.auto_score = float(grade.max_score) if ok else 0.0
+                verdict = (resources.get(VERDICTS) or {}).get(gid)
+                share = 1.0 if verdict is True else verdict if type(verdict) is float else 0.0
+                grade.auto_score = float(grade.max_score) * share
+                why = (resources.get(PARTIAL) or {}).get(gid)
+                if why:  # the verdict's numbers, where the leaderboard reads them
+                    self.gradebook.find_comment(gid.removesuffix("_test"), *info
+                                                ).auto_comment = why[:2000]
                 grade.needs_manual_grade = grade.manual_score is not None
                 self.gradebook.db.commit()
                 return

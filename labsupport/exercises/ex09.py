@@ -16,9 +16,10 @@ a request dropped or sent twice, a batch over ``max_batch``, an index outside th
 a dispatch while the model is busy, a wait that is not ahead, an exception, an endless
 loop (the step limit), a wall-clock read, or decisions that differ between two runs of
 the same trace (the clock or unseeded randomness read another way).
-Under grading the verdict is a ``PartialScore`` (the share of the points and the numbers,
-kept in the gradebook for ``labgrader leaderboard``); in a notebook the check prints the
-report and fails only a policy that scores 0.
+Under grading the hidden check's verdict is a ``PartialScore`` (the share of the points and
+the numbers, kept in the gradebook for ``labgrader leaderboard``; the visible check only
+holds the policy to the rules there); in a notebook the check prints the report and fails
+only a policy that beats no baseline.
 """
 from __future__ import annotations
 
@@ -244,8 +245,10 @@ def check_ex09_1(obj, hidden: bool = False) -> None:
     result = evaluate(EX, obj, traces)
     won = points(result)
     text = report(EX, result)
-    if _grading():
-        raise PartialScore(EX, len(won), len(BASELINES), text)
+    if _grading():  # the points come from the hidden traces; the public one checks the rules
+        if hidden:
+            raise PartialScore(EX, len(won), len(BASELINES), text)
+        return
     print(f"{EX}: {len(won)}/{len(BASELINES)} baselines beaten "
           f"({', '.join(won) or 'none'}); {text}")
     if not won:
