@@ -122,7 +122,7 @@ def svg(rows: list[Standing], aliases: bool = False) -> str:
     base, scored = baseline_means(rows), [r for r in rows if r.goodput is not None]
     top = max([r.goodput for r in scored] + list(base.values()) + [1.0]) * 1.1
     left, width, bar, head = 160, 560, 22, 40
-    height = head + bar * max(len(scored), 1) + 30
+    height = head + bar * max(len(scored), 1) + 48
     x = lambda g: left + width * g / top  # noqa: E731
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 20}" '
              f'height="{height}" role="img" aria-label="goodput of each student against the '
@@ -133,11 +133,26 @@ def svg(rows: list[Standing], aliases: bool = False) -> str:
                      f'{html.escape(_name(r, aliases))}</text>')
         parts.append(f'<rect class="student" x="{left}" y="{y + 3}" width="{x(r.goodput) - left:.1f}"'
                      f' height="{bar - 6}" fill="#3b6ea5"><title>{r.goodput:.1f} req/s</title></rect>')
-    for k, (n, g) in enumerate(base.items()):
-        parts.append(f'<line class="baseline" x1="{x(g):.1f}" x2="{x(g):.1f}" y1="{head - 4}" '
-                     f'y2="{height - 26}" stroke="#c0392b" stroke-dasharray="4 3"/>')
-        parts.append(f'<text x="{x(g):.1f}" y="{12 + 13 * (k % 2)}" text-anchor="middle" '
-                     f'fill="#c0392b">{html.escape(n)}</text>')
+    groups: list[list[tuple[str, float]]] = []  # baselines drawn closer than 70 px: one label
+    for n, g in sorted(base.items(), key=lambda kv: kv[1]):
+        if groups and x(g) - x(groups[-1][-1][1]) < 70:
+            groups[-1].append((n, g))
+        else:
+            groups.append([(n, g)])
+    for k, group in enumerate(groups):
+        for n, g in group:
+            parts.append(f'<line class="baseline" x1="{x(g):.1f}" x2="{x(g):.1f}" y1="{head - 4}" '
+                         f'y2="{height - 44}" stroke="#c0392b" stroke-dasharray="4 3">'
+                         f'<title>{html.escape(n)} {g:.1f} req/s</title></line>')
+        mid = sum(x(g) for _, g in group) / len(group)
+        parts.append(f'<text class="baseline-label" x="{mid:.1f}" y="{12 + 13 * (k % 2)}" '
+                     f'text-anchor="middle" fill="#c0392b">'
+                     f'{html.escape(", ".join(n for n, _ in group))}</text>')
+    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000)
+                if top / s <= 8)
+    for k in range(int(top // step) + 1):
+        parts.append(f'<text x="{x(k * step):.1f}" y="{height - 28}" text-anchor="middle" '
+                     f'fill="#555" font-size="11">{k * step:g}</text>')
     parts.append(f'<text x="{left + width / 2}" y="{height - 6}" text-anchor="middle">'
                  'goodput (requests/s within the SLO), mean over the hidden traces</text>')
     parts.append("</svg>")

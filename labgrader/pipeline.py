@@ -6,7 +6,8 @@ with this run's hidden keys, never its seed), ``TrustedChecks`` (cell roles from
 gradebook, ``roles``; every answer cell graded again alone against the installed checks, in
 a fresh box, and audited; keyed answers judged against the grader's key; the verdicts
 replace the test cells' outputs), ``JudgedSaveAutoGrades`` (scores from the verdicts
-only), ``FlagForReview`` (what the audit
+only: full points on a pass, a ``PartialScore`` verdict's share of them, its numbers kept as
+the answer's comment), ``FlagForReview`` (what the audit
 and the sandbox found goes to the gradebook: the formgrader, ``grade autograde`` and
 ``grade export`` show it, see ``review``) and ``inert.InertOutputs`` (nothing a student
 wrote runs in a browser).
@@ -195,7 +196,8 @@ class TrustedChecks(NbGraderPreprocessor):
 
 class JudgedSaveAutoGrades(SaveAutoGrades):
     """nbgrader's ``SaveAutoGrades``, with a test cell's score taken from the judge's verdict
-    (``TrustedChecks``: full points on a pass, else 0) and never from the cell's outputs.
+    (``TrustedChecks``: full points on a pass, a ``PartialScore`` verdict's share of them,
+    whose message becomes the answer's comment; else 0) and never from the cell's outputs.
     Written answers go through nbgrader's own rule (a trainer grades them). A cell nbgrader
     cannot score (its own exception) scores 0 and is flagged; the rest of the notebook is
     graded."""
@@ -248,9 +250,10 @@ class FlagForReview(NbGraderPreprocessor):
         with Gradebook(info["db_url"]) as gb:
             for gid, why in review.items():
                 gb.find_grade(gid, *key).needs_manual_grade = True
+                kept = (resources.get(PARTIAL) or {}).get(gid)  # a partial verdict's numbers
                 try:
                     comment = gb.find_comment(gid.removesuffix("_test"), *key)
-                    comment.auto_comment = why[:2000]
+                    comment.auto_comment = (f"{why} | {kept}" if kept else why)[:2000]
                 except MissingEntry:
                     pass
             gb.find_submission_notebook(*key).flagged = True

@@ -34,9 +34,9 @@ SERVICE: ServiceModel = SHIPPED_MINILM_CPU  # ms = 7 + 0.2 n + 0.16 × padded to
 SLO_MS = 150.0            # the p99 latency target of the encoder service (ms)
 MAX_BATCH = 32            # requests per batch, at most
 MIN_TOKENS, MAX_TOKENS = 8, 64   # the encoder's input lengths (tokens)
-N_REQUESTS = 1500         # requests per trace
+N_REQUESTS = 1000         # requests per trace
 BLOCK = 64                # consecutive requests per resampled block
-RATES_RPS = (160.0, 260.0)  # mean arrival rate of a trace, drawn in this range (req/s)
+RATES_RPS = (180.0, 260.0)  # mean arrival rate of a trace, drawn in this range (req/s)
 HIDDEN_SEEDS = 3          # hidden traces per grading run
 
 # the baselines a policy is scored against: name -> the lab's policy, each run with the knobs
@@ -92,6 +92,10 @@ class ChallengeTrace:
     length: tuple[int, ...]
     rate_rps: float
     source: str
+
+    def head(self, n: int) -> "ChallengeTrace":
+        """The first ``n`` requests."""
+        return ChallengeTrace(self.arrival_ms[:n], self.length[:n], self.rate_rps, self.source)
 
     def requests(self) -> list[Request]:
         """Fresh ``traffic.Request`` objects (ids 0..n-1 in arrival order)."""
