@@ -172,9 +172,8 @@ def play(ex: str, cls, trace: ChallengeTrace) -> dict:
     in the simulator; ``{"schedule": [[start_ms, [ids]], …], "error": None | why}``."""
     seat = None
     try:
-        cfg = config()
-        inner = _call(ex, cls, cfg, what="your class, built with a BatchConfig,")
-        seat = _Seat(ex, inner, cfg)
+        inner = _call(ex, cls, config(), what="your class, built with a BatchConfig,")
+        seat = _Seat(ex, inner, config())  # its own knobs: the policy's copy may change
         simulate(trace.requests(), seat, SERVICE)
     except _Stop as err:
         return {"schedule": seat.log if seat else [], "error": err.args[0]}
