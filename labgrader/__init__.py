@@ -1,5 +1,5 @@
 """The trainers' package (never installed by students): the grading loop on nbgrader,
-``labgrader release|collect|autograde|feedback|export|bench|pack``.
+``labgrader release|collect|autograde|feedback|export|leaderboard|bench|pack``.
 
 - ``course``: ``Course`` (one course on disk, driven through nbgrader's API) and
   ``course_config`` (the course's config, re-rootable into another folder);
@@ -19,7 +19,8 @@
 - ``references``, ``tripwire``, ``wire``: the lab's reference implementations (one table),
   the trusted pass's watch for them, and the record of a call handed to the judge;
 - ``bench``: ``labgrader bench``, how long grading a class takes, sandbox on and off;
-- ``pack``: ``labgrader pack``, the student pack (release, data, the students' wheel).
+- ``pack``: ``labgrader pack``, the student pack (release, data, the students' wheel);
+- ``leaderboard``: ``labgrader leaderboard``, notebook 09's challenge standings (CSV, HTML).
 """
 from __future__ import annotations
 
@@ -81,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
         "assignment", nargs="?")
     e = sub.add_parser("export", help="export grades to autograde/grades.csv")
     e.add_argument("--to", type=Path, help="CSV path (default autograde/grades.csv)")
+    lb = sub.add_parser("leaderboard", help="notebook 09's challenge standings from the gradebook: "
+                        "printed, and autograde/leaderboard.csv and .html")
+    lb.add_argument("--alias", action="store_true", help="show students by alias, not id")
+    lb.add_argument("--out", type=Path, help="folder for the CSV and HTML (default autograde/)")
     args = p.parse_args(argv)
 
     from .course import Course, course_config
@@ -110,6 +115,11 @@ def main(argv: list[str] | None = None) -> int:
                                            submission_timeout_s=args.submission_timeout) else 1
         if args.cmd == "feedback":
             return 0 if course.feedback(args.assignment) else 1
+        if args.cmd == "leaderboard":
+            from . import leaderboard
+            leaderboard.main(course.coursedir.db_url, args.out or course.coursedir.root
+                             / "autograde", aliases=args.alias)
+            return 0
         course.export(args.to)
         return 0
     except ValueError as err:

@@ -6,7 +6,8 @@ with this run's hidden keys, never its seed), ``TrustedChecks`` (cell roles from
 gradebook, ``roles``; every answer cell graded again alone against the installed checks, in
 a fresh box, and audited; keyed answers judged against the grader's key; the verdicts
 replace the test cells' outputs), ``JudgedSaveAutoGrades`` (scores from the verdicts
-only), ``FlagForReview`` (what the audit
+only: full points on a pass, a ``PartialScore`` verdict's share of them, its numbers kept as
+the answer's comment), ``FlagForReview`` (what the audit
 and the sandbox found goes to the gradebook: the formgrader, ``grade autograde`` and
 ``grade export`` show it, see ``review``) and ``inert.InertOutputs`` (nothing a student
 wrote runs in a browser).
@@ -19,6 +20,8 @@ import nbformat
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
 from traitlets import Float
 
+from labsupport.exercises import partial
+
 from . import audit, cellcode, keyed, seal, similarity, trusted
 from .execute import AutogradeExecute, course_root, error_output
 from .roles import roles
@@ -26,7 +29,9 @@ from .sandbox import Sandbox
 from .statuses import EVENTS, event_reviews
 
 REVIEW = "labsupport_review"  # resources key: grade_id -> why a trainer should look
-VERDICTS = "labsupport_verdicts"  # resources key: test id -> the judge passed it
+VERDICTS = "labsupport_verdicts"  # resources key: test id -> the judge passed it (or the share
+#                                   of its points a ``PartialScore`` verdict gave)
+PARTIAL = "labsupport_partial"  # resources key: test id -> a PartialScore verdict's message
 
 
 class ShortTestErrors(NbGraderPreprocessor):
@@ -137,7 +142,7 @@ class TrustedChecks(NbGraderPreprocessor):
                                       source, target=keyed.target(aid)))
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
         results = self._run_trusted(items, timeout, resources)
-        passed = set()
+        passed, partial_of = set(), {}
         for item in items:
             tid = item.grade_id
             status, message, answer = results.get(
@@ -163,6 +168,8 @@ class TrustedChecks(NbGraderPreprocessor):
             else:  # an honest wrong answer: the judge's message, no review
                 ename, _, evalue = message.partition(": ")
                 zero[tid] = (ename, evalue) if evalue and ename.isidentifier() else ("Error", message)
+                if partial.share(message) is not None:  # a share of the points (ex09_1)
+                    partial_of[tid] = (partial.share(message), evalue.removesuffix(trusted.HIDDEN_NOTE))
         for tid, cell in cells.items():  # the judge's verdict is all a test cell shows
             if cell is None:
                 continue
@@ -181,13 +188,16 @@ class TrustedChecks(NbGraderPreprocessor):
             for tid in found.tests:
                 review.setdefault(tid, note)
         resources[REVIEW] = review
-        resources[VERDICTS] = {tid: tid in passed for tid in found.tests}
+        resources[VERDICTS] = {tid: partial_of[tid][0] if tid in partial_of else tid in passed
+                               for tid in found.tests}
+        resources[PARTIAL] = {tid: why for tid, (_, why) in partial_of.items()}
         return nb, resources
 
 
 class JudgedSaveAutoGrades(SaveAutoGrades):
     """nbgrader's ``SaveAutoGrades``, with a test cell's score taken from the judge's verdict
-    (``TrustedChecks``: full points on a pass, else 0) and never from the cell's outputs.
+    (``TrustedChecks``: full points on a pass, a ``PartialScore`` verdict's share of them,
+    whose message becomes the answer's comment; else 0) and never from the cell's outputs.
     Written answers go through nbgrader's own rule (a trainer grades them). A cell nbgrader
     cannot score (its own exception) scores 0 and is flagged; the rest of the notebook is
     graded."""
@@ -198,8 +208,13 @@ class JudgedSaveAutoGrades(SaveAutoGrades):
             if cell.cell_type == "code" and not _nbg(cell).get("solution"):
                 info = (self.notebook_id, self.assignment_id, self.student_id)
                 grade = self.gradebook.find_grade(gid, *info)
-                ok = (resources.get(VERDICTS) or {}).get(gid) is True
-                grade.auto_score = float(grade.max_score) if ok else 0.0
+                verdict = (resources.get(VERDICTS) or {}).get(gid)
+                share = 1.0 if verdict is True else verdict if type(verdict) is float else 0.0
+                grade.auto_score = float(grade.max_score) * share
+                why = (resources.get(PARTIAL) or {}).get(gid)
+                if why:  # the verdict's numbers, where the leaderboard reads them
+                    self.gradebook.find_comment(gid.removesuffix("_test"), *info
+                                                ).auto_comment = why[:2000]
                 grade.needs_manual_grade = grade.manual_score is not None
                 self.gradebook.db.commit()
                 return
@@ -235,9 +250,10 @@ class FlagForReview(NbGraderPreprocessor):
         with Gradebook(info["db_url"]) as gb:
             for gid, why in review.items():
                 gb.find_grade(gid, *key).needs_manual_grade = True
+                kept = (resources.get(PARTIAL) or {}).get(gid)  # a partial verdict's numbers
                 try:
                     comment = gb.find_comment(gid.removesuffix("_test"), *key)
-                    comment.auto_comment = why[:2000]
+                    comment.auto_comment = (f"{why} | {kept}" if kept else why)[:2000]
                 except MissingEntry:
                     pass
             gb.find_submission_notebook(*key).flagged = True

@@ -107,6 +107,9 @@ EXERCISES: dict[str, Exercise] = {
     "ex06_10": _code("ex06_prefix", "ex06_10", "prefix_hits",  # block_hash is given to students
                      ("decoder.kvcache.cached_prefix", "decoder.kvcache.block_names"),
                      "decoder.kvcache.cached_prefix"),
+    "ex09_1": _code("ex09", "ex09_1", "ChallengePolicy",  # the open challenge: any better policy
+                    ("exercises.challenge.SloBuckets", "batching.bucketed", "batching.adaptive"),
+                    "exercises.challenge.SloBuckets"),
     # the knowledge check: each item's answer cell sets a variable named after the item
     **{item: _code("kc08", item, item) for item in FORM},
     "kc08_25": HAND_GRADED, "kc08_26": HAND_GRADED,

@@ -1,0 +1,6 @@
+# Equal to the bucketed baseline: it is the lab's bucketed policy.
+from labsupport.batching.bucketed import Bucketed
+
+
+class ChallengePolicy(Bucketed):
+    pass
