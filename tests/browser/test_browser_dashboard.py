@@ -313,6 +313,16 @@ def _fit(page, name: str, report: dict) -> None:
     assert inside(geo["plot"]), (name, geo)
 
 
+def _restart_until_disconnected(page, lab) -> None:
+    """Restart the notebook's kernel; wait until its dashboard says it is disconnected."""
+    auth = {"token": lab["token"]}
+    kernel = httpx.get(f"{lab['base']}/api/kernels", params=auth, timeout=10).json()[0]
+    httpx.post(f"{lab['base']}/api/kernels/{kernel['id']}/restart", params=auth, timeout=60)
+    page.wait_for_function("""() => { const d = [...document.querySelectorAll(
+        '.lab-dash .lab-dead')].pop(); return d && getComputedStyle(d).opacity === '1'; }""",
+                           timeout=60_000)
+
+
 def test_the_dashboard_fits_one_screen_in_every_state(page, lab):
     """At 1280×800 the whole dashboard (controls, load line, readout, plot with its x-axis,
     status line) fits the notebook's area in every state: with the load guard's warning
@@ -341,12 +351,7 @@ def test_the_dashboard_fits_one_screen_in_every_state(page, lab):
     page.wait_for_function(f"() => ({tall})() !== {before}", timeout=60_000)
     page.wait_for_timeout(1000)
     _fit(page, "presenter", report)
-    auth = {"token": lab["token"]}
-    kernel = httpx.get(f"{lab['base']}/api/kernels", params=auth, timeout=10).json()[0]
-    httpx.post(f"{lab['base']}/api/kernels/{kernel['id']}/restart", params=auth, timeout=60)
-    page.wait_for_function("""() => { const d = [...document.querySelectorAll(
-        '.lab-dash .lab-dead')].pop(); return d && getComputedStyle(d).opacity === '1'; }""",
-                           timeout=60_000)
+    _restart_until_disconnected(page, lab)
     _fit(page, "disconnected_presenter", report)
     (ARTIFACTS / "dashboard_fit.json").write_text(json.dumps(report, indent=1))
 
@@ -400,7 +405,8 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
     # the contrast, no hand on the load: 1 falls behind, 16 catches up; or, on a machine
     # too busy for it, the dashboard says so on screen (it never shows the wrong story)
     too_busy = lambda: bool(re.search(  # noqa: E731
-        "close other programs", page.locator(".lab-dash .lab-load").text_content()))
+        "close other programs", page.locator(".lab-dash .lab-load").text_content(), re.I))
+    report["load_line_start"] = page.locator(".lab-dash .lab-load").text_content()
     handle = slider(page, "max_batch").locator(".noUi-handle").first
     handle.focus()
     for _ in range(6):
@@ -465,6 +471,11 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
         "els => els.map(e => e.textContent)")
         if re.match(r"\s*(On|Not on) this run", t)]
     report["verdicts"] = verdicts
+    printed = page.eval_on_selector_all(".jp-OutputArea-output pre",
+                                        "els => els.map(e => e.textContent)")
+    report["printed"] = [t for t in printed if re.search(r"§1 capacity|^now: |load average", t)]
+    report["section5"] = [t for t in page.evaluate("""() => [...document.querySelectorAll(
+        '.jp-RenderedMarkdown table')].map(t => t.textContent)""") if "429 p50" in t]
     assert len(verdicts) >= 9, verdicts
     for v in verdicts:
         assert v.startswith("On this run") or re.search(r"rerun|close", v, re.I), v
@@ -484,12 +495,7 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
         {k: left_cfg[k] for k in ("policy", "max_delay_ms", "max_batch")}, back
 
     # a restarted kernel: the dashboard says it is disconnected
-    auth = {"token": lab["token"]}
-    kernel = httpx.get(f"{lab['base']}/api/kernels", params=auth, timeout=10).json()[0]
-    httpx.post(f"{lab['base']}/api/kernels/{kernel['id']}/restart", params=auth, timeout=60)
-    page.wait_for_function("""() => { const d = [...document.querySelectorAll(
-        '.lab-dash .lab-dead')].pop(); return d && getComputedStyle(d).opacity === '1'; }""",
-                           timeout=60_000)
+    _restart_until_disconnected(page, lab)
     page.locator(".lab-dash").last.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "nb07_disconnected.png"))
     report["loadavg_end"] = os.getloadavg()

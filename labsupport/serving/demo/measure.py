@@ -344,13 +344,16 @@ def contrast_advice(b1: dict, b16: dict, cap: Capacity) -> str:
                 f"end): the machine got busier after the cell measured it (16 served "
                 f"{cap.http16:g} req/s then). Close other programs and rerun this cell: it "
                 "measures the capacity again and sets every knob itself.")
+    if not cap.contrast_ok:
+        return (f"Batching gained only {ratio_text(cap.gain)} when the cell measured it "
+                f"(max_batch=1 {cap.http1:g} req/s, 16 {cap.http16:g}; a load between them "
+                f"with margin needs {MIN_GAIN:g}x), so the rows ran where 16 keeps up and 1 "
+                "could keep up too: other programs are taking the CPU. Close them and rerun "
+                "this cell.")
     if b1["queue_at_end"] < LoadGuard.BACKLOG:
         return (f"max_batch=1 kept up with {cap.demo_rate:g} req/s (a queue of "
                 f"{b1['queue_at_end']:g} at the end): the machine got quieter after the cell "
-                "measured it" + ("" if cap.contrast_ok else
-                                 f", and batching gained only {ratio_text(cap.gain)}, too "
-                                 "little for a load with margin on both sides")
-                + ". Rerun this cell; if it repeats, close other programs first.")
+                "measured it. Rerun this cell; if it repeats, close other programs first.")
     return ("max_batch=1 queued, but its median stayed within twice 16's: the machine's "
             "speed moved between the runs. Close other programs and rerun this cell.")
 

@@ -196,3 +196,10 @@ def test_contrast_advice_says_which_side_failed(q1, q16, says):
     cap = Capacity(55, 200, 50, 150)
     advice = measure.contrast_advice({"queue_at_end": q1}, {"queue_at_end": q16}, cap)
     assert says in advice.replace("max_batch=", "") and "rerun this cell" in advice.lower()
+
+
+def test_contrast_advice_blames_the_busy_machine_when_the_gain_was_too_small():
+    tight = Capacity(55, 200, 6, 6.4)  # as beside a CPU hog and four developers
+    advice = measure.contrast_advice({"queue_at_end": 0}, {"queue_at_end": 0}, tight)
+    assert "gained only 1.06x" in advice and "quieter" not in advice
+    assert "close them and rerun this cell" in advice.lower()
