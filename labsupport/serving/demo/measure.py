@@ -103,6 +103,16 @@ class Capacity:
                 "then rerun §1")
 
     @property
+    def row_seconds(self) -> float:
+        """How long §4 reads each run (s): long enough for ``max_batch=1``'s queue to grow by
+        ``2 × LoadGuard.BACKLOG`` texts at ``demo_rate`` (a slow machine's small excess
+        needs longer to show), within [2, 6] s."""
+        excess = self.demo_rate - self.http1  # req/s that max_batch=1 leaves queued
+        if excess <= 0:  # no contrast to wait for (``warning`` says so): the shortest
+            return 2.0
+        return float(min(6.0, max(2.0, math.ceil(2 * LoadGuard.BACKLOG / excess))))
+
+    @property
     def light_rate(self) -> float:
         """A light load (req/s): a tenth of what ``max_batch=1`` serves, at least 2."""
         return max(2.0, round(0.1 * self.http1, 1))
@@ -136,7 +146,8 @@ class Capacity:
                   "lowers the load if 16 stops keeping up" if self.contrast_ok
                   else self.warning),
                f"§4 the same sweep scripted at {self.demo_rate:g} req/s ({REPEATS} runs of "
-               f"each setting, interleaved, medians); the wait knob at a "
+               f"{self.row_seconds:g} s for each setting, interleaved, medians); the wait "
+               f"knob at a "
                f"light {self.light_rate:g} req/s with a {self.window_ms:g} ms window (one "
                f"text's forward pass here: {self.service_ms:.1f} ms)",
                f"§5 overload: {self.burst_rate:g} req/s for 3 s ({BURST_FACTOR}x what "
@@ -153,7 +164,8 @@ class Capacity:
         return {**asdict(self), "gain": round(self.gain, 3), "demo_rate": self.demo_rate,
                 "contrast_ok": self.contrast_ok,
                 "light_rate": self.light_rate, "service_ms": round(self.service_ms, 2),
-                "window_ms": self.window_ms, "burst_rate": self.burst_rate}
+                "window_ms": self.window_ms, "burst_rate": self.burst_rate,
+                "row_seconds": self.row_seconds}
 
 
 class LoadGuard:

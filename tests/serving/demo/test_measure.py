@@ -98,6 +98,12 @@ def test_the_demo_load_keeps_its_margin_to_16():
     assert measure.LoadGuard(tight).warning and not measure.LoadGuard(some).warning
     # the threshold is the margins' own ratio, rounded up: never a band with no room
     assert measure.MIN_GAIN >= measure.ABOVE_1 / measure.BELOW_16
+    # §4's rows read long enough for 1's queue to grow by two backlogs: 2 s on a fast
+    # machine, longer (at most 6 s) where 1 leaves only a few req/s queued
+    assert Capacity(100, 400, 40, 160).row_seconds == 2.0          # 40 req/s queued
+    assert Capacity(18, 43, 6.7, 11.2).row_seconds == 6.0          # 1.7 req/s queued
+    assert Capacity(55, 200, 50, 90).row_seconds == 2.0            # 67.1 - 50 req/s
+    assert tight.row_seconds == 2.0  # 75 req/s, below what 1 serves: nothing to wait for
     edge = Capacity(55, 200, 100, 100 * measure.MIN_GAIN)
     assert edge.contrast_ok and edge.demo_rate >= measure.ABOVE_1 * edge.http1
 
