@@ -9,8 +9,8 @@ only itself, the parts before it and the layers below; tests/layout/test_layers.
   ``procs`` (every child process), ``replicas`` +
   ``router`` + ``upstream`` (N replicas behind a router), ``loadgen`` (``labsupport load``),
   ``exporter`` (``labsupport export``);
-- ``demo/``: the classroom's notebook 07: ``dashboard`` (+ ``dashboard_view``,
-  ``debounce``), ``measure`` (clean measurements), ``replica_lesson``, ``rag`` and
+- ``demo/``: the classroom's notebook 07: ``dashboard`` (+ ``dashboard_widgets``,
+  ``dashboard_view``, ``debounce``), ``measure`` (clean measurements), ``replica_lesson``, ``rag`` and
   ``rag_docs``;
 - ``net``: loopback-only URLs and sockets, the ``/config`` client.
 """

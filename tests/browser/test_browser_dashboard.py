@@ -283,6 +283,79 @@ def _stats_every_half_second(url: str, seconds: float, window_s: float) -> list[
     return out
 
 
+FIT = "dashboard_fit"
+FIT_SETUP = """
+from labsupport.serving.ops.launcher import start_service
+from labsupport.serving.ops.steady import SteadyLoad
+from labsupport.serving.demo.dashboard import Dashboard
+from labsupport.serving.demo.measure import Capacity
+from labsupport.costs import ServiceModel
+svc = start_service("fake", max_batch=16, max_delay_ms=5.0, max_queue=128,
+                    fake=ServiceModel(10.0, 1.0))
+load = SteadyLoad(svc.url, rate=20)
+cap = Capacity(lone1=40, lone16=90, http1=40, http16=48)  # too close: the guard warns
+dash = Dashboard(svc.url, interval_s=1.0, load=load, capacity=cap)
+dash.widget()
+"""
+
+
+def _fit(page, name: str, report: dict) -> None:
+    """The dashboard scrolled to the top of the notebook's area: its height (recorded as
+    ``name``), and its controls and plot inside the area together."""
+    geo = _on_screen_together(page)
+    page.screenshot(path=str(ARTIFACTS / f"fit_{name}.png"))
+    report[name] = {"dash_px": round(geo["dash"]["height"]),
+                    "area_px": round(geo["area"]["height"])}
+    inside = lambda b: b["top"] >= geo["area"]["top"] - 1 and \
+        b["bottom"] <= geo["area"]["bottom"] + 1  # noqa: E731
+    assert geo["dash"]["height"] <= geo["area"]["height"] + 1, (name, geo)
+    assert geo["controls"] and all(inside(b) for b in geo["controls"]), (name, geo)
+    assert inside(geo["plot"]), (name, geo)
+
+
+def _restart_until_disconnected(page, lab) -> None:
+    """Restart the notebook's kernel; wait until its dashboard says it is disconnected."""
+    auth = {"token": lab["token"]}
+    kernel = httpx.get(f"{lab['base']}/api/kernels", params=auth, timeout=10).json()[0]
+    httpx.post(f"{lab['base']}/api/kernels/{kernel['id']}/restart", params=auth, timeout=60)
+    page.wait_for_function("""() => { const d = [...document.querySelectorAll(
+        '.lab-dash .lab-dead')].pop(); return d && getComputedStyle(d).opacity === '1'; }""",
+                           timeout=60_000)
+
+
+def test_the_dashboard_fits_one_screen_in_every_state(page, lab):
+    """At 1280×800 the whole dashboard (controls, load line, readout, plot with its x-axis,
+    status line) fits the notebook's area in every state: with the load guard's warning
+    shown, with a long status message, at the presenter size, and disconnected (the
+    kernel restarted). Heights go to ``ARTIFACTS/dashboard_fit.json``."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb.cells = [nbformat.v4.new_code_cell(FIT_SETUP.strip())]
+    nbformat.write(nb, lab["root"] / f"{FIT}.ipynb")
+    open_notebook(page, lab, FIT)
+    run_all(page)
+    page.locator(".lab-dash .widget-image").first.wait_for(timeout=120_000)
+    idle(page, 120)
+    page.wait_for_timeout(2500)  # the plot drawn, the load line written
+    report: dict = {}
+    warn = page.locator(".lab-dash .lab-load").text_content()
+    assert "close other programs" in warn.lower(), warn  # the guard's warning is shown
+    _fit(page, "warning", report)
+    _run_cell(page, 'dash.said("config refused: " + "max_batch must be an integer " * 30)')
+    page.wait_for_timeout(500)
+    _fit(page, "long_status", report)
+    tall = "() => [...document.querySelectorAll('.lab-dash .widget-image')].pop().naturalHeight"
+    before = page.evaluate(tall)
+    page.get_by_role("button", name="presenter").click()
+    page.wait_for_function(f"() => ({tall})() !== {before}", timeout=60_000)
+    page.wait_for_timeout(1000)
+    _fit(page, "presenter", report)
+    _restart_until_disconnected(page, lab)
+    _fit(page, "disconnected_presenter", report)
+    (ARTIFACTS / "dashboard_fit.json").write_text(json.dumps(report, indent=1))
+
+
 @pytest.mark.timeout(1500)
 def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
     """Notebook 07 beside a CPU hog: the dashboard fits the screen (controls and plot
@@ -332,7 +405,8 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
     # the contrast, no hand on the load: 1 falls behind, 16 catches up; or, on a machine
     # too busy for it, the dashboard says so on screen (it never shows the wrong story)
     too_busy = lambda: bool(re.search(  # noqa: E731
-        "close other programs", page.locator(".lab-dash .lab-load").text_content()))
+        "close other programs", page.locator(".lab-dash .lab-load").text_content(), re.I))
+    report["load_line_start"] = page.locator(".lab-dash .lab-load").text_content()
     handle = slider(page, "max_batch").locator(".noUi-handle").first
     handle.focus()
     for _ in range(6):
@@ -356,10 +430,11 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
     assert (fell_behind and kept_up) or too_busy(), report
 
     # a new load rate: the running generator is retimed, no second without completions (a
-    # window of a second, or of two batches where one batch takes longer on this machine)
+    # window of a second, or of two full batches where one takes longer on this machine)
     import threading
     last = httpx.get(url + "/stats", params={"window_s": 10}, timeout=5).json()
-    per_batch_s = last["mean_batch"] / max(last["throughput_rps"], 1e-3)
+    per_batch_s = last["config"]["max_batch"] / max(last["throughput_rps"], 1e-3)  # a
+    # full batch: at 16 req/s in batches of 16 a 1 s window can fall between two of them
     window = max(1.0, 2 * per_batch_s)
     report["completions_window_s"] = round(window, 2)
     seen: list = []
@@ -397,6 +472,11 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
         "els => els.map(e => e.textContent)")
         if re.match(r"\s*(On|Not on) this run", t)]
     report["verdicts"] = verdicts
+    printed = page.eval_on_selector_all(".jp-OutputArea-output pre",
+                                        "els => els.map(e => e.textContent)")
+    report["printed"] = [t for t in printed if re.search(r"§1 capacity|^now: |load average", t)]
+    report["section5"] = [t for t in page.evaluate("""() => [...document.querySelectorAll(
+        '.jp-RenderedMarkdown table')].map(t => t.textContent)""") if "429 p50" in t]
     assert len(verdicts) >= 9, verdicts
     for v in verdicts:
         assert v.startswith("On this run") or re.search(r"rerun|close", v, re.I), v
@@ -416,12 +496,7 @@ def test_07_shows_its_contrast_beside_a_cpu_hog(page, lab, cpu_hog):
         {k: left_cfg[k] for k in ("policy", "max_delay_ms", "max_batch")}, back
 
     # a restarted kernel: the dashboard says it is disconnected
-    auth = {"token": lab["token"]}
-    kernel = httpx.get(f"{lab['base']}/api/kernels", params=auth, timeout=10).json()[0]
-    httpx.post(f"{lab['base']}/api/kernels/{kernel['id']}/restart", params=auth, timeout=60)
-    page.wait_for_function("""() => { const d = [...document.querySelectorAll(
-        '.lab-dash .lab-dead')].pop(); return d && d.getBoundingClientRect().height > 0; }""",
-                           timeout=60_000)
+    _restart_until_disconnected(page, lab)
     page.locator(".lab-dash").last.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "nb07_disconnected.png"))
     report["loadavg_end"] = os.getloadavg()

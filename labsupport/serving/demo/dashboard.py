@@ -1,7 +1,8 @@
-"""A live dashboard for a running ``labsupport serve``: sliders for ``max_batch`` /
-``max_delay_ms`` and a policy menu on the running service, a readout, a four-panel plot of
-its ``/stats`` and a status line; optionally the demo load's state with a pause button and
-a rate slider.
+"""A live dashboard for a running ``labsupport serve``: its one state, the poller, and the
+guard of the demo load's contrast. Its widgets (sliders for ``max_batch`` /
+``max_delay_ms``, a policy menu, optionally the demo load's pause button and rate slider)
+are bound to that state by ``dashboard_widgets``; what they show is drawn by
+``dashboard_view`` (readout, a four-panel plot of ``/stats``, load and status lines).
 
     dash = Dashboard(svc.url, load=load, capacity=cap)  # load: a SteadyLoad, optional;
                                             # cap: measure.Capacity, keeps the load's contrast
@@ -15,15 +16,15 @@ One state: ``live_config`` is the service's config as last read, and the sliders
 plot title and status line all show it. It changes when this dashboard posts a change, and
 when a poll finds the service running another config (set by another cell or client): the
 widgets follow within one poll. The load's own ``rate`` is its one state, shown the same
-way. A burst of slider moves (keyboard steps, a drag) becomes one ``POST /config`` (or one
-``set_rate``) after ``debounce_s`` of quiet. Each change the service reports, and each new
-load rate, is marked on the plot at the service's own time. The plot waits for two samples
-before its first draw.
+way. A burst of slider moves becomes one change after ``debounce_s`` of quiet. Each change
+the service reports, and each new load rate, is marked on the plot at the service's own
+time. The plot waits for two samples before its first draw.
 
 With a load and the capacities measured before (``capacity``), a ``measure.LoadGuard``
 watches every sample: when ``max_batch`` 16 stops keeping up (the machine got busier) it
-lowers the load, when 1 keeps up it raises it, and the load line says so and why; a hint
-line says which way to move ``max_batch``. The readout's numbers show "–" when they are
+lowers the load, when 1 keeps up it raises it, and the load line says so and why, and
+which way to move ``max_batch``; capacities too close for the contrast are said there from
+the start. The readout's numbers show "–" when they are
 stale (their window spans a config change, or no poll came for a while); the status line
 says "disconnected" when nothing updates it any more (the kernel stopped).
 
@@ -37,18 +38,15 @@ import time
 import weakref
 from collections import deque
 
-from ...batching.config import knobs
 from ..net import check_loopback, get_config, post_config
 from ...projector import image, png
 from ...validate import check_float
 from . import dashboard_view
 from .dashboard_view import load_text
-from .debounce import Debounce
+from .dashboard_widgets import LOAD_KNOB, DashboardWidgets
 from .measure import LoadGuard
 
 MAX_FAILURES = 3  # connection refusals in a row before the poller decides the service is gone
-KNOBS = tuple(k.name for k in knobs() if k.slider or k.choices)  # what the widgets set
-LOAD_KNOB = "load_rps"  # the demo load's rate slider (req/s)
 
 
 class Dashboard:
@@ -66,8 +64,10 @@ class Dashboard:
                                check_float("max_duration_s", max_duration_s, 1.0, 86_400.0))
         self.load, self.presenter = load, bool(presenter)
         self.guard = None if load is None or capacity is None else LoadGuard(capacity)
+        self.debounce_s = check_float("debounce_s", debounce_s, 0.0, 10.0)
+        self.view: DashboardWidgets | None = None  # the widgets, once widget() built them
         self.polls = 0               # samples read so far
-        self._beat = 0               # poller rounds (failed ones too): the page's heartbeat
+        self.beat = 0                # poller rounds (failed ones too): the page's heartbeat
         self._polled_t: float | None = None  # time.monotonic() of the last sample
         self.samples: deque[dict] = deque(maxlen=history)
         self.marks: list[tuple[float, str]] = []  # (service time s, what changed)
@@ -81,13 +81,10 @@ class Dashboard:
         self._load_marked = None if load is None else load.rate  # the rate at the last mark
         self._load_asked: float | None = None  # the last rate this dashboard set
         self._seq = 0                # bumped by every (pending) change: stale polls don't sync
-        self._moves = Debounce(self._send, debounce_s)  # slider moves not sent yet
-        self._tls = threading.local()  # .syncing: widget values set by the dashboard itself
         self._client = httpx.Client(timeout=5, trust_env=False)
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._w: dict = {}
         self._closed = threading.Event()  # the heartbeat's end (garbage collection, exit)
         self._finalizer = weakref.finalize(self, _shutdown, self._stop, self._client,
                                            self._closed)
@@ -105,13 +102,13 @@ class Dashboard:
             self._mark(s)
             self._mark_load(s)
             self._keep_contrast(s)
-            if seq == self._seq and not self._moves.pending:
+            if seq == self._seq and not self._pending():
                 self._adopt(s["config"], outside=True)
         return s
 
     def _keep_contrast(self, s: dict) -> None:
         """Let the guard judge the sample; a new rate goes to the load, marked and said."""
-        if self.guard is None or self._moves.pending:
+        if self.guard is None or self._pending():
             return
         new = self.guard.update(s, self.load.rate, not self.load.paused)
         if new is not None and new != self.load.rate:
@@ -173,7 +170,7 @@ class Dashboard:
         given = ", ".join(f"{k}={v}" for k, v in knobs.items() if v is not None)  # no unset
         # limits (max_tokens=None, edges=None) in the line after a cell puts every knob back
         self._adopt(cfg, note=f"set {given} here at {time.strftime('%H:%M:%S')}")
-        if not self.running and self._w:
+        if not self.running and self.view is not None:
             self.refresh()  # no poller: mark and draw now
         return cfg
 
@@ -187,7 +184,7 @@ class Dashboard:
             self._load_asked = self.load.rate
             self.note = f"set load {load_text(self.load.rate)} here at {time.strftime('%H:%M:%S')}"
             self._show()
-        if not self.running and self._w:
+        if not self.running and self.view is not None:
             self.refresh()  # no poller: mark and draw now
 
     def refresh(self) -> None:
@@ -223,16 +220,17 @@ class Dashboard:
                                            load_rps=None if self.load is None else
                                            self.load.rate)
 
-    def load_line(self) -> str:
-        """The load's state; with a guard, what it did last and which way to move."""
+    def load_lines(self) -> tuple[str, str, bool]:
+        """The load line's two lines and whether the second is a warning: the load's state
+        (with a guard: which way to move ``max_batch``), then what the guard did last or
+        what the trainer should do ('' without a guard)."""
         if self.load is None:
-            return ""
+            return "", "", False
         line = self.load.describe()
-        if self.guard is not None:
-            if self.guard.message:
-                line += f" · {self.guard.message}"
-            line += f"<br>{self.guard.hint(self.load.rate, self.live_config.get('max_batch'))}"
-        return line
+        if self.guard is None:
+            return line, "", False
+        hint = self.guard.hint(self.load.rate, self.live_config.get("max_batch"))
+        return f"{line} · {hint}", self.guard.message, self.guard.warning
 
     def status(self) -> str:
         """The status line: the live config (and load) and the latest event."""
@@ -245,54 +243,32 @@ class Dashboard:
         line = dashboard_view.describe(self.live_config)
         return line if self.load is None else f"{line} · load {load_text(self.load.rate)}"
 
+    def _pending(self) -> dict:
+        """Widget moves not sent yet."""
+        return {} if self.view is None else self.view.pending
+
     def _show(self) -> None:
-        """Sliders, readout, status and load line from the one state (no HTTP, no plot)."""
-        if not self._w:
-            return
-        w, cfg = self._w, self.live_config
-        self._tls.syncing = True
-        try:
-            pending = self._moves.pending  # a move not sent yet stays where the user put it
-            for name in KNOBS:
-                if name in cfg and name not in pending:
-                    _show_value(w[name], cfg[name])
-            if self.load is not None and LOAD_KNOB not in pending:
-                _show_value(w[LOAD_KNOB], self.load.rate)
-            if self.load is not None:
-                w["pause"].value = bool(self.load.paused)
-                w["pause"].description = "resume load" if self.load.paused else "pause load"
-                w["pause"].icon = "play" if self.load.paused else "pause"
-        finally:
-            self._tls.syncing = False
-        w["readout"].value = self.readout()
-        w["status"].value = dashboard_view.status_html(
-            self.status(), self._beat, presenter=self.presenter)
-        if self.load is not None:
-            w["load"].value = dashboard_view.line_html(self.load_line(), "lab-load",
-                                                       presenter=self.presenter)
+        """Every widget from the one state (no HTTP, no plot)."""
+        if self.view is not None:
+            self.view.show()
 
     def _draw(self) -> None:
-        if "image" in self._w:
+        if self.view is not None:
             with self._lock:
                 ok = len(self.samples) >= dashboard_view.MIN_SAMPLES
             if ok:
-                self._w["image"].value = self.png()
+                self.view.draw(self.png())
                 self.redraws += 1
             self._show()
 
     # ---- widgets ----------------------------------------------------------------------
     def widget(self, *, start: bool = True):
-        """Sliders, policy menu, presenter switch, (load controls), readout, plot, status.
-        Takes two samples before the first draw (``interval_s`` apart, at most 1 s)."""
+        """The dashboard's box (``dashboard_widgets``: knobs, presenter switch, load
+        controls, readout, plot, status). Takes two samples before the first draw
+        (``interval_s`` apart, at most 1 s); then polls in the background unless ``start``
+        is False."""
         cfg = get_config(self.url, self._client)
-        self._w, box = dashboard_view.controls(
-            cfg, presenter=self.presenter,
-            load_rps=None if self.load is None else self.load.rate)
-        for name in KNOBS + ((LOAD_KNOB,) if self.load is not None else ()):
-            self._w[name].observe(self._on_knob, names="value")
-        self._w["presenter"].observe(self._on_presenter, names="value")
-        if self.load is not None:
-            self._w["pause"].observe(self._on_pause, names="value")
+        self.view = DashboardWidgets(self, cfg, debounce_s=self.debounce_s)
         self._adopt(cfg)
         threading.Thread(target=_pulse, args=(weakref.ref(self), self._closed,
                                               dashboard_view.DEAD_AFTER_S / 4),
@@ -302,44 +278,23 @@ class Dashboard:
         self.refresh()  # the second sample: the first draw
         if start:
             self.start()
-        return box
+        return self.view.box
 
-    def _on_knob(self, change) -> None:
-        """A user moved a knob: remember it and post once the moves stop."""
-        if getattr(self._tls, "syncing", False):
-            return  # the service's own value, shown by _show(): nothing to post
+    def touched(self) -> None:
+        """A widget moved: polls already out must not set it back (``poll``)."""
         with self._lock:
-            self._seq += 1  # polls already out must not set the slider back
-        name = next(k for k, w in self._w.items() if w is change["owner"])
-        self._moves.add(name, change["new"])
+            self._seq += 1
 
-    def _send(self, **knobs) -> None:
-        """Post the debounced knobs as one change (the load's rate to the load); a refusal
-        is shown, never raised."""
-        rate = knobs.pop(LOAD_KNOB, None)
-        try:
-            if rate is not None:
-                self.set_load_rate(rate)
-            if knobs:
-                self.configure(**knobs)
-        except Exception as exc:  # shown in the status line; the widget keeps working
-            with self._lock:
-                self.note = f"config refused: {exc}"
-                self._show()
-
-    def _on_presenter(self, change) -> None:
-        self.presenter = bool(change["new"])
-        self._w["css"].value = dashboard_view.widget_css(self.presenter)
-        self._draw()
-
-    def _on_pause(self, change) -> None:
-        if getattr(self._tls, "syncing", False) or self.load is None:
-            return
-        (self.load.pause if change["new"] else self.load.resume)()
-        if not change["new"] and self._w:
-            self.start()  # resuming the load brings a stopped plot back too (one button)
+    def said(self, note: str | None) -> None:
+        """Show the state again, with ``note`` (when given) in the status line."""
         with self._lock:
+            if note:
+                self.note = note
             self._show()
+
+    def redraw(self) -> None:
+        """The plot again from the samples so far (e.g. at the other size), no poll."""
+        self._draw()
 
     # ---- the poller -------------------------------------------------------------------
     def start(self) -> None:
@@ -362,7 +317,7 @@ class Dashboard:
         end = time.monotonic() + (self.max_duration_s or float("inf"))
         refused = 0
         while not self._stop.wait(self.interval_s) and time.monotonic() < end:
-            self._beat += 1
+            self.beat += 1
             try:
                 self.refresh()
                 refused = 0
@@ -384,7 +339,8 @@ class Dashboard:
         """Stop polling (a pending slider move is sent first); then read the service once
         more so sliders, readout, title and status show what it runs now. The sliders
         still work; ``start()`` resumes."""
-        self._moves.flush()
+        if self.view is not None:
+            self.view.flush()
         self._stop.set()
         if self._thread is not None:
             self._thread.join(15)
@@ -400,21 +356,6 @@ class Dashboard:
             self._show()
 
 
-def _show_value(slider, value) -> None:
-    """Set a widget to ``value``, first widening a slider's range (or choices) that cannot
-    hold it."""
-    if slider.value == value:
-        return
-    options = getattr(slider, "options", None)
-    if options is not None and value not in options and isinstance(value, int):
-        slider.options = sorted(set(options) | {value})
-    if getattr(slider, "max", value) < value:
-        slider.max = value
-    if getattr(slider, "min", value) > value:
-        slider.min = value
-    slider.value = value
-
-
 def _pulse(ref, closed: threading.Event, every_s: float) -> None:
     """While the poller is stopped, bump the status line's heartbeat every ``every_s``
     (no HTTP): a page whose kernel died stops getting it and says it is disconnected."""
@@ -422,9 +363,9 @@ def _pulse(ref, closed: threading.Event, every_s: float) -> None:
         dash = ref()
         if dash is None:
             return
-        if not dash.running and dash._w:
+        if not dash.running and dash.view is not None:
             with dash._lock:
-                dash._beat += 1
+                dash.beat += 1
                 dash._show()
         del dash
 

@@ -6,7 +6,9 @@ come from ``labsupport.projector`` (normal or presenter). No pyplot: safe off th
 thread."""
 from __future__ import annotations
 
+import html
 import math
+import re
 
 from ...batching.config import in_use, knobs
 from ...projector import drawing, style, tiles_html
@@ -17,6 +19,8 @@ PANELS = (("queue_depth", "queue (texts)"), ("mean_batch", "mean batch size"),
 MIN_SAMPLES = 2  # one sample draws no line: the plot waits for two
 GAP_S = 10.0     # samples further apart than this (the poller was stopped) break the lines
 HISTORY_S = 120.0  # the plot draws the last two minutes: a pause long ago takes no room
+MAX_MARKS = 4    # the plot marks and names only the latest changes within HISTORY_S: a
+# trainer's burst of moves leaves four readable labels, not a thicket
 HEIGHT_IN = {False: 4.5, True: 3.9}  # figure height (in) at normal / presenter size: with
 # the controls, readout and status lines the dashboard fits JupyterLab's ~680 px notebook
 # area at 1280×800 (the figure shows 82 px per inch there)
@@ -64,10 +68,11 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
     the service's clock, ``cfg`` (the live config) in the title; four panels, at the
     presenter size queue and latency only."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
-    if samples:  # the recent past only (``HISTORY_S``)
+    if samples:  # the recent past only (``HISTORY_S``), its latest changes (``MAX_MARKS``)
         first = samples[-1]["t"] - HISTORY_S
         samples = [s for s in samples if s["t"] >= first]
-        marks = [m for m in marks if m[0] >= first]
+        t0, t1 = samples[0]["t"], samples[-1]["t"]
+        marks = [m for m in marks if t0 <= m[0] <= t1][-MAX_MARKS:]
     with drawing(presenter) as st:
         fig = st.figure(HEIGHT_IN[presenter])
         # presenter: the two panels that tell the story (queue, latency), large enough for
@@ -110,12 +115,11 @@ def figure(samples: list[dict], marks: list[tuple[float, str]], cfg: dict, *,
             ax.set_ylim(0, max(top, 4.0 if counts else 1.0))
             ax.grid(alpha=0.3)
             for tc, _ in marks:
-                if t[0] <= tc <= t[-1]:
-                    ax.axvline(tc, color="0.35", lw=0.7 * st.line_w, ls=":")
+                ax.axvline(tc, color="0.35", lw=0.7 * st.line_w, ls=":")
         gap, last = 0.06 * (t[-1] - t[0]), math.inf  # labels closer than this would overlap
         for tc, text in reversed(marks):  # the latest changes, named in the first panel
             # (read upwards from the bottom: a label too long for the panel loses its end)
-            if t[0] <= tc <= t[-1] and last - tc > gap:
+            if last - tc > gap:
                 axes[0].annotate(text, (tc, 0.0), xycoords=("data", "axes fraction"),
                                  xytext=(-4, 4), textcoords="offset points", rotation=90,
                                  ha="right", va="bottom", color="0.2", clip_on=True,
@@ -210,25 +214,48 @@ def _broken(t: list[float], ys: list[float]) -> tuple[list[float], list[float]]:
     return xs, out
 
 
-def line_html(text: str, css_class: str, *, presenter: bool = False) -> str:
-    """A status or load line, a little smaller than the readout's numbers."""
-    px = round(0.8 * style(presenter).readout_px)
-    return f"<div class='{css_class}' style='font-size:{px}px'>{text}</div>"
+LINE_EM = 1.3  # line height of the load and status lines (em of their text)
+
+
+def _clip(text: str, lines: int, extra: str = "") -> str:
+    """``text`` in a box exactly ``lines`` lines tall whatever it holds (a longer text ends
+    in "…"; its whole is the tooltip): the dashboard's height never depends on a message."""
+    full = html.escape(re.sub(r"<[^>]+>", " ", text), quote=True)
+    return (f"<div title='{full}' style='display:-webkit-box;-webkit-box-orient:vertical;"
+            f"-webkit-line-clamp:{lines};overflow:hidden;line-height:{LINE_EM};"
+            f"height:{lines * LINE_EM}em;{extra}'>{text}</div>")
+
+
+def line_px(presenter: bool) -> int:
+    """The load and status lines' text (CSS px), a little smaller than the readout's."""
+    return round(0.8 * style(presenter).readout_px)
+
+
+def load_html(state: str, message: str, warning: bool, *, presenter: bool = False) -> str:
+    """The load line: two lines, always: the load's ``state`` (which way to move), then
+    what the guard did or, in red when ``warning``, what the trainer should do."""
+    second = _clip(message, 1, "color:#b00;font-weight:600;" if warning else "")
+    return (f"<div class='lab-load' style='font-size:{line_px(presenter)}px'>"
+            f"{_clip(state, 1)}{second}</div>")
 
 
 def status_html(text: str, beat: int, *, presenter: bool = False) -> str:
-    """The status line with a heartbeat: ``beat`` (bumped by the poller, or by a slow
-    pulse while it is stopped) changes the HTML, so each update replaces the element and
-    restarts its timer; a line not replaced for ``DEAD_AFTER_S`` (the kernel restarted or
-    shut down: nobody updates it) greys out and says it is disconnected. CSS only, nothing
-    runs in the page."""
-    line = line_html(text, "lab-status", presenter=presenter)
-    return (f"<div class='lab-live' data-beat='{beat}' style='animation:lab-fade 0.01s "
-            f"linear {DEAD_AFTER_S:g}s forwards'>{line}</div>"
-            f"<div class='lab-dead' style='overflow:hidden;max-height:0;color:#b00;"
-            f"font-weight:600;animation:lab-dead 0.01s linear {DEAD_AFTER_S:g}s forwards'>"
-            "disconnected: this dashboard's kernel stopped (restarted or shut down); the "
-            "numbers above are its last. Rerun the notebook to get a live one.</div>")
+    """The status line (two lines tall, always) with a heartbeat: ``beat`` (bumped by the
+    poller, or by a slow pulse while it is stopped) changes the HTML, so each update
+    replaces the element and restarts its timer; a line not replaced for ``DEAD_AFTER_S``
+    (the kernel restarted or shut down: nobody updates it) is covered by a line that says
+    it is disconnected, in the same room. CSS only, nothing runs in the page."""
+    return (f"<div class='lab-status' data-beat='{beat}' style='position:relative;"
+            f"font-size:{line_px(presenter)}px'>"
+            f"<div class='lab-live'>{_clip(text, 2)}</div>"
+            f"<div class='lab-dead' style='position:absolute;inset:0;background:#fff;"
+            f"color:#b00;font-weight:600;opacity:0;visibility:hidden;"
+            f"animation:lab-dead 0.01s linear {DEAD_AFTER_S:g}s forwards'>"
+            f"{_clip(DISCONNECTED, 2)}</div></div>")
+
+
+DISCONNECTED = ("disconnected: this dashboard's kernel stopped (restarted or shut down); the "
+                "numbers above are its last. Rerun the notebook for a live one.")
 
 
 def widget_css(presenter: bool) -> str:
@@ -243,8 +270,7 @@ def widget_css(presenter: bool) -> str:
             f".lab-dash .widget-inline-hbox,.lab-dash .widget-label,.lab-dash .widget-readout,"
             f".lab-dash select,.lab-dash button {{font-size:{px}px}}"
             f".lab-dash .noUi-handle {{transform:scale({px / 13:.2f})}}"
-            "@keyframes lab-dead {to {max-height:6em}}"
-            "@keyframes lab-fade {to {opacity:0.4}}"
+            "@keyframes lab-dead {to {opacity:1;visibility:visible}}"
             "</style>")
 
 
@@ -281,8 +307,9 @@ def controls(cfg: dict, *, presenter: bool,
     """The dashboard's widgets, named (the knobs of ``knob_widgets``, ``presenter``,
     ``readout``, ``image``, ``status``, ``css``; with a load at ``load_rps`` req/s also
     ``pause``, ``load_rps`` (its slider) and ``load``), and the box that lays them out:
-    two rows of controls, the readout, the plot and the status lines (about 680 px tall at
-    1280×800)."""
+    one wrapping row of controls, the load line, the readout, the plot and the status line
+    (645 px tall at 1280×800, 655 at the presenter size: JupyterLab's notebook area is
+    679 px)."""
     import ipywidgets as W
     sty = {"description_width": "initial"}
     knobs = knob_widgets(cfg)
@@ -292,8 +319,10 @@ def controls(cfg: dict, *, presenter: bool,
                                      layout=W.Layout(width="auto")),
          "image": W.Image(format="png", layout=W.Layout(width="100%")),
          "readout": W.HTML(), "status": W.HTML(), "css": W.HTML(widget_css(presenter))}
-    rows = [W.HBox(list(knobs.values()), layout=W.Layout(flex_flow="row wrap"))]
-    second = [w["presenter"]]
+    menus = [v for v in knobs.values() if isinstance(v, W.Dropdown)]  # after the sliders:
+    # one wrapping row fills each line (two lines at 1280 px, three at the presenter size)
+    sliders = [v for v in knobs.values() if v not in menus]
+    buttons = [w["presenter"]]
     if load_rps is not None:
         lo, hi, step = load_range(load_rps)
         w["pause"] = W.ToggleButton(description="pause load", icon="pause",
@@ -306,9 +335,9 @@ def controls(cfg: dict, *, presenter: bool,
                                       layout=W.Layout(width="20em"))  # a longer track:
         # a drag moves the rate by steps the trainer can aim
         w["load"] = W.HTML()
-        second = [w["pause"], w["load_rps"], w["presenter"]]
-    rows.append(W.HBox(second, layout=W.Layout(flex_flow="row wrap")))
-    box = W.VBox([w["css"], *rows, *([w["load"]] if load_rps is not None else []),
+        buttons = [w["pause"], w["load_rps"], w["presenter"]]
+    row = W.HBox([*sliders, *menus, *buttons], layout=W.Layout(flex_flow="row wrap"))
+    box = W.VBox([w["css"], row, *([w["load"]] if load_rps is not None else []),
                   w["readout"], w["image"], w["status"]])  # the load line (what the guard
     # did, which way to move) under its controls: on screen with them
     box.add_class("lab-dash")

@@ -9,6 +9,7 @@ service's own ``/stats`` (latency measured inside the service, from arrival to a
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -20,12 +21,16 @@ from ..ops.launcher import ServiceHandle, start_load
 
 TOKENS = (8, 24)        # the demo's text lengths (tokens): short questions, mean 16
 IDLE_TIMEOUT_S = 30.0   # a backlog of max_queue texts at max_batch=1 drains well within it
-MIN_GAIN = 1.3          # below it the demo load sits within 14 % of both capacities: the
-                        # difference between max_batch 1 and 16 drowns in the noise
 BURST_FACTOR, BURST_QUEUE = 10, 32  # §5: ten times what max_batch=1 serves, a short queue
-ABOVE_1, BELOW_16 = 1.2, 0.7  # the demo load: ≥ 1.2 × what max_batch=1 serves (its queue
-# grows by a sixth of the load every second) and ≤ 0.7 × what 16 serves (room for the
-# dashboard, the browser and other programs to take a third of the cores)
+ABOVE_1, BELOW_16 = 1.1, 0.75  # the demo load: ≥ 1.1 × what max_batch=1 serves (its queue
+# grows by a tenth of the load every second: 60 texts in 10 s at 60 req/s) and ≤ 0.75 × what
+# 16 serves (room for the dashboard, the browser and other programs to take a quarter of
+# the cores); the dashboard's LoadGuard keeps both while the machine changes
+MIN_GAIN = 1.5   # the batching gain (http16 / http1) that leaves room for a load with both
+# margins (ABOVE_1 / BELOW_16 = 1.47, rounded up to a figure a ratio_text never contradicts)
+REPEATS = 3      # §4: runs of each setting, interleaved; its row is their median
+KEEPS_SERVING = 0.5  # §5: under the flood of 429s the encoder still completes at least this
+# share of what it serves idle (rejecting is cheap)
 DEMO = BatchConfig(max_batch=16, max_delay_ms=5.0, max_queue=128)  # what notebook 07 runs
 
 
@@ -71,13 +76,41 @@ class Capacity:
         return self.http16 / self.http1
 
     @property
+    def contrast_ok(self) -> bool:
+        """Whether batching gains enough (``MIN_GAIN``) for one load to sit ``ABOVE_1`` ×
+        above what ``max_batch=1`` serves and ``BELOW_16`` × below what 16 serves."""
+        return self.gain >= MIN_GAIN
+
+    @property
     def demo_rate(self) -> float:
         """The demo load, req/s: the geometric middle of ``http1`` and ``http16`` (as far
-        above what ``max_batch=1`` serves as below what 16 serves), lowered to at most
-        ``BELOW_16`` × ``http16`` while that stays ≥ ``ABOVE_1`` × ``http1``: the margin
-        goes to 16, which shares the cores with the dashboard and the browser."""
+        above what ``max_batch=1`` serves as below what 16 serves), at most ``BELOW_16`` ×
+        ``http16``: the margin goes to 16, which shares the cores with the dashboard and the
+        browser. With ``contrast_ok`` it is ≥ ``ABOVE_1`` × ``http1``; without, 1 may keep
+        up too (``warning`` says so) but 16 never shows a backlog it should not have."""
         mid = math.sqrt(self.http1 * self.http16)
-        return round(max(min(mid, BELOW_16 * self.http16), min(mid, ABOVE_1 * self.http1)), 1)
+        return round(min(mid, BELOW_16 * self.http16), 1)
+
+    @property
+    def warning(self) -> str:
+        """'' with ``contrast_ok``; else what the demo will show and what to do (one line)."""
+        if self.contrast_ok:
+            return ""
+        return (f"batching gains only {ratio_text(self.gain)} here now (max_batch=1 "
+                f"{self.http1:.0f} req/s, 16 {self.http16:.0f} req/s; the contrast needs "
+                f"{MIN_GAIN:g}x): the load is set where 16 keeps up ({self.demo_rate:g} req/s) "
+                "and max_batch=1 may keep up too, so the two look alike. Close other programs, "
+                "then rerun §1")
+
+    @property
+    def row_seconds(self) -> float:
+        """How long §4 reads each run (s): long enough for ``max_batch=1``'s queue to grow by
+        ``2 × LoadGuard.BACKLOG`` texts at ``demo_rate`` (a slow machine's small excess
+        needs longer to show), within [2, 6] s."""
+        excess = self.demo_rate - self.http1  # req/s that max_batch=1 leaves queued
+        if excess <= 0:  # no contrast to wait for (``warning`` says so): the shortest
+            return 2.0
+        return float(min(6.0, max(2.0, math.ceil(2 * LoadGuard.BACKLOG / excess))))
 
     @property
     def light_rate(self) -> float:
@@ -110,10 +143,11 @@ class Capacity:
                f"§2-3 demo load {self.demo_rate:g} req/s = {self.demo_rate / self.http1:.2f}x "
                f"what max_batch=1 serves, {self.demo_rate / self.http16:.2f}x what 16 serves: "
                + ("dragging max_batch to 1 makes the queue grow, 16 drains it; the dashboard "
-                  "lowers the load if 16 stops keeping up" if g >= MIN_GAIN
-                  else f"batching gains only {ratio_text(g)} here now (below {MIN_GAIN}x): "
-                       "max_batch 1 and 16 will look alike; close other programs and rerun"),
-               f"§4 the same sweep scripted at {self.demo_rate:g} req/s; the wait knob at a "
+                  "lowers the load if 16 stops keeping up" if self.contrast_ok
+                  else self.warning),
+               f"§4 the same sweep scripted at {self.demo_rate:g} req/s ({REPEATS} runs of "
+               f"{self.row_seconds:g} s for each setting, interleaved, medians); the wait "
+               f"knob at a "
                f"light {self.light_rate:g} req/s with a {self.window_ms:g} ms window (one "
                f"text's forward pass here: {self.service_ms:.1f} ms)",
                f"§5 overload: {self.burst_rate:g} req/s for 3 s ({BURST_FACTOR}x what "
@@ -128,8 +162,10 @@ class Capacity:
 
     def json(self) -> dict:
         return {**asdict(self), "gain": round(self.gain, 3), "demo_rate": self.demo_rate,
+                "contrast_ok": self.contrast_ok,
                 "light_rate": self.light_rate, "service_ms": round(self.service_ms, 2),
-                "window_ms": self.window_ms, "burst_rate": self.burst_rate}
+                "window_ms": self.window_ms, "burst_rate": self.burst_rate,
+                "row_seconds": self.row_seconds}
 
 
 class LoadGuard:
@@ -140,14 +176,19 @@ class LoadGuard:
     does not drain (or 429s) is not keeping up, so the load drops to ``BELOW_16`` × what it
     completed; ``max_batch`` 1 with no backlog keeps up, so the load rises by ``ABOVE_1``
     (at most ``BELOW_16`` × what 16 was last seen to serve). ``message`` says what it did
-    and why; ``hint`` says which way to move a knob. Capacities start from ``cap`` and
-    follow what the service completes whenever it has a backlog."""
+    and why, or (``warning``) that the contrast cannot show now and what to do: from the
+    start when ``cap`` is not ``contrast_ok``; ``hint`` says which way to move a knob.
+    Capacities start from ``cap`` and follow what the service completes whenever it has a
+    backlog. Messages stay short: one line of the dashboard at the presenter size."""
     POLLS = 3     # samples of one setting before a verdict (≈ 4.5 s at the 1.5 s poll)
     BACKLOG = 8   # texts queued in every one of them: saturated, completed = capacity
 
     def __init__(self, cap: Capacity):
         self.c1, self.c16 = cap.http1, cap.http16  # req/s max_batch 1 and 16 serve (latest)
-        self.message = ""
+        self.message = "" if cap.contrast_ok else (
+            f"batching gains only {ratio_text(cap.gain)} now: 1 may keep up too. Close other "
+            "programs, rerun §1")
+        self.warning = not cap.contrast_ok  # the message says what the trainer should do
         self.changes = 0   # rates this guard set
         self._key = None   # the setting being watched
         self._run: list[dict] = []
@@ -172,11 +213,11 @@ class LoadGuard:
             self.c16 = done
             if q1 >= q0 or rejected:  # not draining
                 new = max(1.0, round(BELOW_16 * done, 1))
-                self.message = (f"max_batch={mb} is not keeping up on this machine now (it "
-                                f"completes {done:.0f} req/s): load lowered to {new:g} req/s")
-                if new < ABOVE_1 * self.c1:
-                    self.message += (f"; max_batch=1 served {self.c1:.0f} req/s, so 1 and 16 "
-                                     "may look alike: close other programs")
+                self.warning = new < ABOVE_1 * self.c1
+                self.message = (f"{mb} fell behind (serves {done:.0f} req/s now): load "
+                                f"lowered to {new:g} req/s"
+                                + ("; 1 may keep up too: close other programs"
+                                   if self.warning else ""))
                 return self._set(new)
         elif mb == 1:
             if saturated:
@@ -186,12 +227,14 @@ class LoadGuard:
                 top = round(BELOW_16 * self.c16, 1)
                 new = min(round(ABOVE_1 * max(rate, done), 1), top)
                 if new > rate:
-                    self.message = (f"max_batch=1 keeps up with {rate:g} req/s on this machine "
-                                    f"now: load raised to {new:g} req/s")
+                    self.warning = False
+                    self.message = (f"1 kept up with {rate:g} req/s on this machine now: load "
+                                    f"raised to {new:g} req/s")
                     return self._set(new)
-                self.message = (f"max_batch=1 keeps up with {rate:g} req/s and 16 served only "
-                                f"{self.c16:.0f} req/s: the machine is too busy for the "
-                                "contrast now; close other programs")
+                self.warning = True
+                self.message = (f"1 keeps up with {rate:g} req/s, 16 serves only "
+                                f"{self.c16:.0f}: too busy for the contrast; close other "
+                                "programs")
         return None
 
     def _set(self, rate: float) -> float:
@@ -201,10 +244,10 @@ class LoadGuard:
 
     def hint(self, rate: float, max_batch: int | None) -> str:
         """Which way to move ``max_batch`` at ``rate`` req/s, and why (one short line)."""
-        why = f"max_batch=1 serves ~{self.c1:.0f} req/s, 16 ~{self.c16:.0f}"
+        why = f"1 serves ~{self.c1:.0f}, 16 ~{self.c16:.0f} req/s"
         if max_batch == 1:
             return f"{why}: drag max_batch back to 16, the queue drains"
-        return f"{why}: drag max_batch to 1, the queue and p99 climb"
+        return f"{why}: drag max_batch to 1, queue and p99 climb"
 
 
 def wait_idle(svc: ServiceHandle, timeout_s: float = IDLE_TIMEOUT_S) -> None:
@@ -277,6 +320,54 @@ def clean_run(svc: ServiceHandle, *, rate: float, seconds: float = 3.0,
             "offered req/s": rate, "p50_ms": s["p50_ms"], "p99_ms": s["p99_ms"],
             "completed req/s": round(s["throughput_rps"], 1),
             "mean_batch": round(s["mean_batch"], 2), "queue_at_end": s["queue_depth"]}
+
+
+def compare(svc: ServiceHandle, settings: list[dict], *, rate: float,
+            repeats: int = REPEATS, seconds: float = 2.0, seed: int = 0,
+            configure: Callable[..., dict] | None = None) -> list[dict]:
+    """Each of ``settings`` (knobs for ``clean_run``) measured ``repeats`` times at ``rate``
+    req/s, interleaved, every other round in reverse order (A B C, C B A, A B C …): a
+    machine that gets busier or quieter while they run shifts every setting alike, and no
+    setting always runs first. One row per setting, in the given order: the median of its
+    runs (p50/p99 ms, completed req/s, mean batch, queue at the end) and ``runs``."""
+    check_int("repeats", repeats, 1, 9)
+    runs: list[list[dict]] = [[] for _ in settings]
+    for r in range(repeats):
+        order = range(len(settings)) if r % 2 == 0 else reversed(range(len(settings)))
+        for i in order:
+            runs[i].append(clean_run(svc, rate=rate, seconds=seconds, seed=seed + r,
+                                     configure=configure, **settings[i]))
+    numbers = ("p50_ms", "p99_ms", "completed req/s", "mean_batch", "queue_at_end")
+    return [{**rs[0], **{k: _median([x[k] for x in rs]) for k in numbers}, "runs": len(rs)}
+            for rs in runs]
+
+
+def _median(xs: list) -> float | None:
+    """The median of the runs that measured a number (a window with no answer has none)."""
+    xs = [x for x in xs if x is not None and x == x]
+    return round(statistics.median(xs), 2) if xs else None
+
+
+def contrast_advice(b1: dict, b16: dict, cap: Capacity) -> str:
+    """What to do when §4's rows (``compare``) do not show max_batch 1 falling behind and
+    16 keeping up, from which side failed."""
+    if b16["queue_at_end"] >= LoadGuard.BACKLOG:
+        return (f"max_batch=16 fell behind too (a queue of {b16['queue_at_end']:g} at the "
+                f"end): the machine got busier after the cell measured it (16 served "
+                f"{cap.http16:g} req/s then). Close other programs and rerun this cell: it "
+                "measures the capacity again and sets every knob itself.")
+    if not cap.contrast_ok:
+        return (f"Batching gained only {ratio_text(cap.gain)} when the cell measured it "
+                f"(max_batch=1 {cap.http1:g} req/s, 16 {cap.http16:g}; a load between them "
+                f"with margin needs {MIN_GAIN:g}x), so the rows ran where 16 keeps up and 1 "
+                "could keep up too: other programs are taking the CPU. Close them and rerun "
+                "this cell.")
+    if b1["queue_at_end"] < LoadGuard.BACKLOG:
+        return (f"max_batch=1 kept up with {cap.demo_rate:g} req/s (a queue of "
+                f"{b1['queue_at_end']:g} at the end): the machine got quieter after the cell "
+                "measured it. Rerun this cell; if it repeats, close other programs first.")
+    return ("max_batch=1 queued, but its median stayed within twice 16's: the machine's "
+            "speed moved between the runs. Close other programs and rerun this cell.")
 
 
 def _answered(svc: ServiceHandle) -> int:

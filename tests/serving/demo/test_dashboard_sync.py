@@ -10,7 +10,8 @@ import time
 import pytest
 
 from labsupport.batching.config import in_use
-from labsupport.serving.demo.dashboard import KNOBS, Dashboard
+from labsupport.serving.demo.dashboard import Dashboard
+from labsupport.serving.demo.dashboard_widgets import KNOBS
 from labsupport.serving.demo.dashboard_view import describe
 from svc_helpers import service, until  # noqa: F401  (fixture)
 
@@ -23,13 +24,18 @@ def changes(svc) -> float:
 
 def shown(dash) -> dict:
     """What each surface of the widget says the config is."""
-    w = dash._w
+    w = dash.view.w
     tiles = dict(re.findall(r"lab-tile-label'[^>]*>([^<]+)</div><div class='lab-tile-value'"
                             r"[^>]*>([^<]+)</div>", w["readout"].value))
     return {"sliders": {k: w[k].value for k in KNOBS},
             "readout": {k: _tile(tiles[k]) for k in KNOBS if k in tiles},
             "title": dash.figure()._suptitle.get_text().replace("\n", " "),
             "status": w["status"].value}
+
+
+def shown_text(html: str) -> str:
+    """An HTML line's text as shown (its tooltip, the whole of a clipped line, left out)."""
+    return re.sub(r"<[^>]+>", " ", re.sub(r" title='[^']*'", "", html))
 
 
 def _tile(text: str):
@@ -63,7 +69,7 @@ def dash(service):
 def test_first_draw_waits_for_two_samples(dash):
     dash.widget(start=False)
     assert len(dash.samples) >= 2 and dash.redraws == 1
-    assert bytes(dash._w["image"].value).startswith(b"\x89PNG")
+    assert bytes(dash.view.w["image"].value).startswith(b"\x89PNG")
 
 
 def test_every_change_shows_everywhere(dash, service):
@@ -72,37 +78,37 @@ def test_every_change_shows_everywhere(dash, service):
     dash.configure(max_batch=3)                             # from code
     agrees(dash, service.get("/config"))
     dash.configure(**service.get("/config"))  # every knob back (measure.restored): the
-    assert "None" not in dash._w["status"].value  # status names no unset limit
+    assert "None" not in dash.view.w["status"].value  # status names no unset limit
     service.configure(max_batch=1, max_delay_ms=12.5)       # another client
     n = changes(service)
     dash.refresh()                                          # one poll
     agrees(dash, service.get("/config"))
-    assert "another client" in dash._w["status"].value
+    assert "another client" in dash.view.w["status"].value
     assert changes(service) == n  # showing the service's value posted nothing back
     service.configure(max_batch=200)  # beyond the slider's choices: it gains the value
     dash.refresh()
-    assert dash._w["max_batch"].options[-1] == 200 and dash._w["max_batch"].value == 200
+    assert dash.view.w["max_batch"].options[-1] == 200 and dash.view.w["max_batch"].value == 200
     agrees(dash, service.get("/config"))
     with pytest.raises(ValueError, match="max_queue"):
         dash.configure(max_queue=0)
     agrees(dash, service.get("/config"))
-    assert "refused" in dash._w["status"].value
+    assert "refused" in dash.view.w["status"].value
 
 
 def test_the_poller_follows_another_client_and_stop_leaves_one_state(dash, service):
     dash.widget(start=True)
     service.configure(max_batch=2)
-    assert until(lambda: dash._w["max_batch"].value == 2)
+    assert until(lambda: dash.view.w["max_batch"].value == 2)
     service.configure(max_batch=5, max_delay_ms=7.5)  # then the poller is stopped at once
     dash.stop()
     assert not dash.running
     agrees(dash, service.get("/config"))
-    assert "poller stopped" in dash._w["status"].value
+    assert "poller stopped" in dash.view.w["status"].value
     dash.configure(policy="window")  # the sliders still work without the poller
     agrees(dash, service.get("/config"))
     dash.start()  # a restart: the status line no longer says the poller stopped
-    assert "poller stopped" not in dash._w["status"].value
-    assert "restarted" in dash._w["status"].value
+    assert "poller stopped" not in dash.view.w["status"].value
+    assert "restarted" in dash.view.w["status"].value
 
 
 def test_a_stopped_service_is_not_shown_as_running():
@@ -115,10 +121,10 @@ def test_a_stopped_service_is_not_shown_as_running():
     dash = Dashboard(svc.url, interval_s=0.1)
     try:
         dash.widget(start=True)
-        assert dash._w["status"].value.count("service runs") == 1
+        assert shown_text(dash.view.w["status"].value).count("service runs") == 1
         svc.stop()
         assert until(lambda: not dash.running)
-        status = dash._w["status"].value
+        status = dash.view.w["status"].value
         assert "service ran (last seen)" in status and "service runs" not in status, status
     finally:
         dash.stop()
@@ -158,14 +164,40 @@ def test_only_the_recent_history_is_drawn():
     assert [t.get_text() for t in fig.axes[0].texts] == ["batch→16"]
 
 
+def test_only_the_latest_changes_are_marked_and_named():
+    """A burst of changes (a trainer moving knobs for a minute) leaves ``MAX_MARKS`` dotted
+    lines per panel, the latest ones, each named without overlapping its neighbour."""
+    from labsupport.serving.demo.dashboard_view import MAX_MARKS, figure
+    cfg = {"max_batch": 16, "max_delay_ms": 5.0, "policy": "work_conserving", "max_queue": 128}
+    sample = lambda t: {"t": t, "queue_depth": 1, "mean_batch": 1.0, "p50_ms": 5.0,  # noqa: E731
+                        "p99_ms": 9.0, "throughput_rps": 10.0, "rejected_rps": 0.0}
+    ts = [1.5 * k for k in range(80)]
+    marks = [(10.0 + 10 * k, f"batch→{2 ** (k % 6)}") for k in range(10)]  # every 10 s
+    fig = figure([sample(t) for t in ts], marks, cfg)
+    dotted = [ln.get_xdata()[0] for ln in fig.axes[0].get_lines() if ln.get_linestyle() == ":"]
+    assert sorted(dotted) == [m[0] for m in marks[-MAX_MARKS:]]
+    assert [t.get_text() for t in fig.axes[0].texts] == [m[1] for m in reversed(marks[-MAX_MARKS:])]
+
+
+def test_the_load_line_is_two_lines_whatever_it_says():
+    """The load's state and the guard's last word, each one clipped line (the whole in its
+    tooltip); a warning in red: the dashboard does not grow when the guard speaks."""
+    from labsupport.serving.demo.dashboard_view import LINE_EM, load_html
+    quiet = load_html("Poisson load 60 req/s · running 0:10", "", False)
+    loud = load_html("Poisson load 60 req/s · running 0:10", "close other programs " * 20, True)
+    for h in (quiet, loud):
+        assert h.count(f"height:{LINE_EM}em") == 2 and h.count("-webkit-line-clamp:1") == 2
+    assert "#b00" in loud and "#b00" not in quiet
+
+
 def test_a_burst_of_slider_moves_posts_one_change(dash, service):
     dash.widget(start=True)
     n = changes(service)
     for v in (2, 4, 8, 16, 32):  # five keyboard steps, faster than the debounce
-        dash._w["max_batch"].value = v
+        dash.view.w["max_batch"].value = v
         time.sleep(0.02)
     assert until(lambda: service.get("/config")["max_batch"] == 32)
-    time.sleep(3 * dash._moves.delay_s)
+    time.sleep(3 * dash.view.moves.delay_s)
     assert changes(service) == n + 1 and dash.posts == 1
     assert until(lambda: any("batch→32" in text for _, text in dash.marks))
     t, _ = dash.marks[-1]
@@ -178,9 +210,9 @@ def test_a_slider_move_is_not_undone_by_a_poll_before_it_is_sent(service):
     dash = Dashboard(service.url, interval_s=0.1, debounce_s=1.0)
     try:
         dash.widget(start=True)
-        dash._w["max_batch"].value = 32
+        dash.view.w["max_batch"].value = 32
         time.sleep(0.5)  # several polls, all still reporting the old config
-        assert dash._w["max_batch"].value == 32
+        assert dash.view.w["max_batch"].value == 32
         assert until(lambda: service.get("/config")["max_batch"] == 32)
     finally:
         dash.stop()
@@ -189,8 +221,8 @@ def test_a_slider_move_is_not_undone_by_a_poll_before_it_is_sent(service):
 
 def test_stop_sends_a_pending_move(dash, service):
     dash.widget(start=True)
-    dash._moves.delay_s = 5.0
-    dash._w["max_delay_ms"].value = 3.5
+    dash.view.moves.delay_s = 5.0
+    dash.view.w["max_delay_ms"].value = 3.5
     dash.stop()
     assert service.get("/config")["max_delay_ms"] == 3.5
     agrees(dash, service.get("/config"))
@@ -214,7 +246,7 @@ def test_a_failed_poll_is_retried(service, monkeypatch):
         monkeypatch.setattr(dash._client, "get", flaky_get)
         dash.start()
         service.configure(max_batch=2)
-        assert until(lambda: dash._w["max_batch"].value == 2)
+        assert until(lambda: dash.view.w["max_batch"].value == 2)
         assert failed and dash.running
     finally:
         dash.stop()
@@ -260,12 +292,12 @@ def test_resume_load_brings_a_stopped_plot_back(service):
     dash = Dashboard(service.url, interval_s=0.1, load=_Load())
     try:
         dash.widget(start=True)
-        dash._w["pause"].value = True  # press 'pause load'
+        dash.view.w["pause"].value = True  # press 'pause load'
         dash.stop()
         assert dash.load.paused and not dash.running
-        dash._w["pause"].value = False  # press 'resume load'
+        dash.view.w["pause"].value = False  # press 'resume load'
         assert not dash.load.paused and dash.running
-        assert "restarted" in dash._w["status"].value
+        assert "restarted" in dash.view.w["status"].value
     finally:
         dash.stop()
 
@@ -321,16 +353,16 @@ def test_every_axis_label_stays_on_the_figure(presenter):
 
 def load_tile(dash) -> str:
     return re.search(r"lab-tile-label'[^>]*>load \(req/s\)</div><div class='lab-tile-value'"
-                     r"[^>]*>([^<]+)</div>", dash._w["readout"].value).group(1) + " req/s"
+                     r"[^>]*>([^<]+)</div>", dash.view.w["readout"].value).group(1) + " req/s"
 
 
 def shows_rate(dash, rate: float) -> None:
     """Slider, readout, status line, plot title and load line all show ``rate``."""
     text = f"{rate:g} req/s"
-    assert dash._w["load_rps"].value == rate and load_tile(dash) == text
-    assert f"load {text}" in dash._w["status"].value
+    assert dash.view.w["load_rps"].value == rate and load_tile(dash) == text
+    assert f"load {text}" in dash.view.w["status"].value
     assert dash.figure()._suptitle.get_text().replace("\n", " ").endswith(f"load {text}")
-    assert dash._w["load"].value.count(text) == 1
+    assert shown_text(dash.view.w["load"].value).count(text) == 1
 
 
 @pytest.fixture
@@ -346,7 +378,7 @@ def test_a_drag_of_the_load_slider_sets_the_rate_once_and_marks_it(service, paus
     dash = Dashboard(service.url, interval_s=0.2, debounce_s=0.2, load=paused_load)
     try:
         dash.widget(start=True)
-        w = dash._w["load_rps"]
+        w = dash.view.w["load_rps"]
         assert (w.min, w.max, w.step) == (4.0, 80.0, 1.0)  # a tenth to twice the start
         shows_rate(dash, 40)
         n = changes(service)
@@ -354,7 +386,7 @@ def test_a_drag_of_the_load_slider_sets_the_rate_once_and_marks_it(service, paus
             w.value = v
             time.sleep(0.02)
         assert until(lambda: paused_load.rate == 22.0)
-        time.sleep(3 * dash._moves.delay_s)
+        time.sleep(3 * dash.view.moves.delay_s)
         assert paused_load.rate_changes == 1  # one change for the whole drag
         assert changes(service) == n and dash.posts == 0  # the service's config untouched
         assert until(lambda: any(text == "load→22" for _, text in dash.marks))
@@ -362,7 +394,7 @@ def test_a_drag_of_the_load_slider_sets_the_rate_once_and_marks_it(service, paus
         assert dash.samples[0]["t"] <= t <= dash.samples[-1]["t"]  # on the service's clock
         assert until(lambda: load_tile(dash) == "22 req/s")
         shows_rate(dash, 22)
-        assert "set load 22 req/s here" in dash._w["status"].value
+        assert "set load 22 req/s here" in dash.view.w["status"].value
     finally:
         dash.stop()
 
@@ -374,7 +406,7 @@ def test_a_rate_set_from_code_shows_everywhere(service, paused_load):
         paused_load.set_rate(95)  # another cell, beyond the slider: it widens
         dash.refresh()            # one poll
         shows_rate(dash, 95)
-        assert dash._w["load_rps"].max >= 95 and "another cell" in dash._w["status"].value
+        assert dash.view.w["load_rps"].max >= 95 and "another cell" in dash.view.w["status"].value
         assert [text for _, text in dash.marks] == ["load→95"]
         dash.set_load_rate(2.5)   # through the dashboard, below the slider: it widens
         shows_rate(dash, 2.5)
@@ -390,7 +422,7 @@ def test_a_rate_set_from_code_shows_everywhere(service, paused_load):
 
 def test_no_load_no_load_slider(dash):
     dash.widget(start=False)
-    assert "load_rps" not in dash._w and "load" not in dash.status()
+    assert "load_rps" not in dash.view.w and "load" not in dash.status()
     with pytest.raises(ValueError, match="rate: this dashboard has no load"):
         dash.set_load_rate(10)
 
@@ -423,8 +455,12 @@ def test_numbers_from_a_window_that_spans_a_change_read_as_a_dash():
 
 def test_the_status_line_says_disconnected_when_nothing_updates_it():
     """The heartbeat: each update is new HTML (its CSS timer restarts); the disconnected
-    line is there, hidden until the timer runs out."""
-    from labsupport.serving.demo.dashboard_view import DEAD_AFTER_S, status_html
+    line is there, hidden until the timer runs out, and then covers the status line in
+    its own room: the dashboard's height is the same live or dead (two lines, whatever the
+    text)."""
+    from labsupport.serving.demo.dashboard_view import DEAD_AFTER_S, LINE_EM, status_html
     a, b = status_html("service runs", 1), status_html("service runs", 2)
     assert a != b and "disconnected" in a and f"{DEAD_AFTER_S:g}s forwards" in a
-    assert "lab-status" in a and "max-height:0" in a
+    assert "lab-status" in a and "visibility:hidden" in a and "position:absolute" in a
+    long = status_html("config refused: " + "x " * 400, 3)
+    assert long.count(f"height:{2 * LINE_EM}em") == 2 and "-webkit-line-clamp:2" in long
