@@ -116,6 +116,24 @@ def cell_times(folder: Path) -> list[dict]:
     return sorted(out, key=lambda c: -c["s"])
 
 
+def phase_split(report: list[dict]) -> dict:
+    """Per assignment, the median seconds of each phase (``phases.NAMES``; ``other``: the
+    rest of the job — its process, nbgrader's own steps, the gradebook), and the class's
+    total per phase."""
+    from .phases import NAMES
+    rows: dict[str, list[dict]] = {}
+    for r in report:
+        got = r.get("phases") or {}
+        if got:
+            rows.setdefault(r["assignment"], []).append(
+                {**got, "other": r["s"] - sum(got.get(k, 0.0) for k in NAMES)})
+    keys = (*NAMES, "other")
+    out = {a: {k: round(statistics.median(x[k] for x in v), 2) for k in keys}
+           for a, v in sorted(rows.items())}
+    out["total"] = {k: round(sum(x[k] for v in rows.values() for x in v), 1) for k in keys}
+    return out
+
+
 def grade_class(course, students: list[str], jobs: int, mode: str) -> dict:
     """Grade every submission of ``students`` with the sandbox in ``mode``; wall and per-notebook s."""
     from . import parallel
@@ -134,6 +152,7 @@ def grade_class(course, students: list[str], jobs: int, mode: str) -> dict:
             "per_notebook_s": {a: {"median": round(statistics.median(v), 2), "max": round(max(v), 2)}
                                for a, v in sorted(per.items())},
             "notebook_s_total": round(sum(r["s"] for r in report), 1),
+            "phases_s": phase_split(report),
             "loadavg_before": [round(x, 2) for x in load0],
             "loadavg_after": [round(x, 2) for x in os.getloadavg()],
             **({"failures": [ln[:300] for ln in fails[-3:]]} if fails else {}),
@@ -187,6 +206,9 @@ def side_by_side(students: int, jobs: int, names: list[str] | None) -> dict:
                      "per_notebook_s": {a: {"median": round(statistics.mean(v["median"]), 2),
                                             "max": max(v["max"])} for a, v in per.items()},
                      "notebook_s_total": round(sum(r["notebook_s_total"] for r in parts), 1),
+                     "phases_s_total": {k: round(sum(r["phases_s"].get("total", {}).get(k, 0.0)
+                                                     for r in parts), 1)
+                                        for k in parts[0]["phases_s"].get("total", {})},
                      "halves": [{k: r[k] for k in ("wall_s", "loadavg_before", "loadavg_after")}
                                 for r in parts],
                      "scores": scores}
