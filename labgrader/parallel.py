@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from . import phases
+from .warm import Template
 
 SUBMISSION_TIMEOUT_S = 1800.0  # one student's whole assignment, slow machine included
 
@@ -98,7 +99,8 @@ def _logged(spec: dict, log: str) -> None:
 
 
 def _job(ctx, root: Path, student: str, assignment: str, overrides: dict, timeout_s: float,
-         threads: int, slots: queue.Queue, stop: threading.Event, on_start=None):
+         threads: int, slots: queue.Queue, stop: threading.Event, on_start=None,
+         warm_sockets: list[str] | None = None):
     """Run one job in a forked process on a free job slot; (ok, seconds, log tail, phases)."""
     t0 = time.perf_counter()
     slot = slots.get()
@@ -109,7 +111,9 @@ def _job(ctx, root: Path, student: str, assignment: str, overrides: dict, timeou
         on_start(student, assignment)
     try:
         spec = {"root": str(root), "student": student, "assignment": assignment,
-                "overrides": {**overrides, "Sandbox.slot": slot}, "threads": threads}
+                "overrides": {**overrides, "Sandbox.slot": slot,
+                              "Sandbox.warm": warm_sockets[slot] if warm_sockets else ""},
+                "threads": threads}
         log = root / "autograde.log"
         proc = ctx.Process(target=_logged, args=(spec, str(log)))
         proc.start()
@@ -194,17 +198,19 @@ def student_line(db_url: str, student: str, assignments: list[str], seconds: flo
 
 def autograde(course, assignment: str | None = None, students: list[str] | None = None, *,
               jobs: int = 2, submission_timeout_s: float = SUBMISSION_TIMEOUT_S,
-              progress: bool = True, report: list | None = None, force: bool = False) -> bool:
+              progress: bool = True, report: list | None = None, force: bool = False,
+              warm: bool = True) -> bool:
     """Autograde every submission (of ``assignment``, by ``students``) not graded yet (all
     with ``force``; ``Course.is_graded``) with ``jobs`` workers; ``report`` (a list) gets one
     ``{student, assignment, s, ok, phases}`` per submission. The solutions are graded first
     (``Course.preflight``): grading stops, nothing written, unless they get full marks.
 
-    The progress bar names what is being graded and an ETA; each student ends with one line
-    (``student_line``). Ctrl-C stops the running jobs and returns False: every submission
-    merged so far is in the gradebook whole, the others are not (a rerun grades them)."""
-    from tqdm import tqdm
-    from . import review, seal, similarity
+    With ``warm`` (and a sandbox), each job slot has a warm template (``warm``): its
+    kernels (the preflight's too) start as forks of one process that imported the heavy
+    libraries once. The progress bar names what is being graded and an ETA; each student
+    ends with one line (``student_line``). Ctrl-C stops the running jobs and returns False:
+    every submission merged so far is in the gradebook whole, the others are not (a rerun
+    grades them)."""
     from .seed import grader_env
     grader_env()  # one seed for the whole run (the workers inherit it), preflight included
     pairs = course.to_autograde(assignment, students, force)
@@ -212,8 +218,29 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
         return course.submitted_any(assignment, students)
     ok, pairs = course.prepare_autograde(pairs)
     mode = course.announce_sandbox()
-    if not course.preflight(sorted({a for _, a in pairs})):
-        return False
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    templates = [Template(threads) for _ in range(jobs)] if warm and mode != "off" else []
+    try:
+        for t in templates:
+            t.wait_ready()
+        course.cfg.Sandbox.warm = templates[0].socket if templates else ""  # the preflight's
+        try:
+            if not course.preflight(sorted({a for _, a in pairs})):
+                return False
+        finally:
+            del course.cfg.Sandbox["warm"]
+        return _grade(course, pairs, ok, mode, jobs, threads, [t.socket for t in templates],
+                      submission_timeout_s, progress, report)
+    finally:
+        for t in templates:
+            t.close()
+
+
+def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s, progress,
+           report) -> bool:
+    """Grade ``pairs`` (preflight passed) on ``jobs`` slots; ``autograde``'s result."""
+    from tqdm import tqdm
+    from . import review, seal, similarity
     sealed = seal.session(course.root)
     overrides = {f"{cls}.{k}": v for cls in ("Execute", "TrustedChecks", "Sandbox")  # to each job
                  for k, v in course.cfg.get(cls, {}).items()}
@@ -244,9 +271,8 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
             bar.set_description_str("grading " + ", ".join(f"{s} {x}" for s, x in list(running)))
         ctx = _context()
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            threads = max(1, (os.cpu_count() or 1) // jobs)
             futures = {pool.submit(_job, ctx, roots[p], *p, overrides, submission_timeout_s,
-                                   threads, slots, stop, now_grading): p
+                                   threads, slots, stop, now_grading, sockets): p
                        for p in pairs}
             try:
                 for fut in as_completed(futures):
