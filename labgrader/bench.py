@@ -10,6 +10,9 @@ pipeline: sandbox, autograde mode, trusted pass, audit) grades them all. Measure
   sides gave the same scores;
 - ``--class N``: N students, half the solutions and half honest partial answers (every
   other answer cell solved, the rest left as the stub), sandbox on only;
+- every class run: ``phases_s``, each assignment's median seconds of start-up, import,
+  cells, judge and the rest of its job, and the class's total per phase (``phases``);
+  ``--cold`` grades without warm kernels (``warm``), to compare;
 - ``--full-only``: one student, one assignment after another, with each notebook's
   slowest cells (nbclient's timestamps) — where grading time goes.
 
