@@ -73,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--jobs", "-j", type=int, default=1,
                    help="submissions graded at once, each in its own process (default 1)")
     g.add_argument("--student", action="append", dest="students", help="only these (repeat)")
+    g.add_argument("--force", action="store_true",
+                   help="grade every submission again (default: only those not graded yet, "
+                   "e.g. after Ctrl-C)")
     g.add_argument("--submission-timeout", type=float, default=parallel.SUBMISSION_TIMEOUT_S,
                    help="with --jobs: seconds before one submission is given up (default %(default)g)")
     g.add_argument("--sandbox", choices=("auto", "namespaces", "plain", "off"), default="auto",
@@ -110,9 +113,10 @@ def main(argv: list[str] | None = None) -> int:
             from .seed import grader_env
             grader_env()  # this run's secret, before any --jobs worker starts: one for all
             if args.jobs == 1:
-                return 0 if course.autograde(args.assignment, args.students) else 1
+                return 0 if course.autograde(args.assignment, args.students, args.force) else 1
             return 0 if parallel.autograde(course, args.assignment, args.students, jobs=args.jobs,
-                                           submission_timeout_s=args.submission_timeout) else 1
+                                           submission_timeout_s=args.submission_timeout,
+                                           force=args.force) else 1
         if args.cmd == "feedback":
             return 0 if course.feedback(args.assignment) else 1
         if args.cmd == "leaderboard":
@@ -125,3 +129,6 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         print(err, file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # what was graded is saved whole (Course.is_graded)
+        print("interrupted: run the same command again to grade what is left", file=sys.stderr)
+        return 130

@@ -84,10 +84,12 @@ class Box:
     STOPPED_GRACE_S = 1.0  # a process seen stopped this long is killed
 
     def __init__(self, limits: Limits, mode: str, uid: int, hide: list[str] | None = None,
-                 readable: list[str] | None = None):
+                 readable: list[str] | None = None, warm: str | None = None):
         """``hide``/``readable``: what boxed code may not see / may read (namespaces mode;
-        ``sandbox.hidden_paths`` and ``readable_paths``); ``uid``: the grading user."""
-        self.limits, self.mode = limits, mode
+        ``sandbox.hidden_paths`` and ``readable_paths``); ``uid``: the grading user;
+        ``warm``: the socket of the job slot's warm template (``warm``), if any."""
+        self.limits, self.mode, self.warm = limits, mode, warm
+        self._argv: dict[str, list[str]] = {}  # spec file -> the command it starts
         self.ns = mode == "namespaces"
         self.dir = Path(tempfile.mkdtemp(prefix="labsupport-box-"))  # the grader's only
         if self.ns:
@@ -140,13 +142,26 @@ class Box:
         self._specs += 1
         path = self.dir / f"spec{self._specs}.json"
         path.write_text(json.dumps(spec))
+        self._argv[str(path)] = argv
         return [sys.executable, "-I", "-S", str(JAIL), str(path)]
+
+    def launch(self, cmd: list[str], **streams):
+        """Start ``cmd`` (made by ``command``) in its own session: a fork of the warm template
+        when the box has one and the command is the kernel (``warm.module_of``; its streams
+        are /dev/null), else a new process. ``streams``: ``stdin``/``stdout``/``stderr``/``env``
+        as for ``Popen``."""
+        from . import warm
+        from .jail import kept
+        if self.warm and warm.module_of(self._argv.get(cmd[-1], [])):  # the kernel
+            env = kept(streams.get("env") or os.environ, ENV_KEEP)  # what the jail keeps
+            return warm.WarmProcess(self.warm, cmd[-1], env)
+        return subprocess.Popen(cmd, start_new_session=True, cwd=self.dir, **streams)
 
     def outside(self, inside: str, proc: subprocess.Popen) -> str:
         """Where the grader finds a path of the box (through the box's mount namespace)."""
         return f"/proc/{proc.pid}/root{inside}" if self.ns else inside
 
-    def watch(self, proc: subprocess.Popen, timeout_s: float | None = None,
+    def watch(self, proc, timeout_s: float | None = None,
               what: str = "the notebook") -> None:
         """Kill ``proc`` (a jail started in its own session) and its box when it stops or
         runs past ``timeout_s``; every box also ends at the notebook's limit."""
@@ -164,9 +179,8 @@ class Box:
             max_bytes: int = 8 << 20) -> tuple[int, str, str]:
         """Run ``argv`` in the box to the end: (exit code, stdout, stderr), each stream cut
         at ``max_bytes``; a run killed for time or a stop has its reason in ``events``."""
-        proc = subprocess.Popen(self.command(argv, env=env), stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, cwd=self.dir)
+        proc = self.launch(self.command(argv, env=env), stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.watch(proc, timeout_s, what)
         got: dict[str, str] = {}
 

@@ -104,26 +104,57 @@ class Course:
         return sorted((s.name, a.name) for s in base.iterdir() if s.is_dir()
                       for a in s.iterdir() if a.is_dir() and assignment in (None, a.name))
 
-    def to_autograde(self, assignment: str | None = None,
-                     students: list[str] | None = None) -> list[tuple[str, str]]:
-        """``(student, assignment)`` submissions to grade; says so when there are none."""
+    def to_autograde(self, assignment: str | None = None, students: list[str] | None = None,
+                     force: bool = False) -> list[tuple[str, str]]:
+        """``(student, assignment)`` submissions to grade: those not graded yet
+        (``is_graded``; all with ``force``); says so when there are none."""
         pairs = [(s, a) for s, a in self.submissions("submitted", assignment)
                  if students is None or s in students]
+        todo = pairs if force else [p for p in pairs if not self.is_graded(*p)]
+        if len(todo) < len(pairs):
+            print(f"skip {len(pairs) - len(todo)} submission(s) already graded "
+                  "(--force regrades them)")
         if not pairs:
             print(f"nothing to autograde in {self._dir('submitted')}", file=sys.stderr)
-        return pairs
+        return todo
 
-    def autograde(self, assignment: str | None = None, students: list[str] | None = None) -> bool:
-        """Autograde every submission (of ``assignment``, by ``students``); nbgrader's own
+    def submitted_any(self, assignment: str | None, students: list[str] | None) -> bool:
+        """Whether any submission (of ``assignment``, by ``students``) is in the course:
+        when none is left to grade, the run did its job."""
+        return any(students is None or s in students
+                   for s, _ in self.submissions("submitted", assignment))
+
+    def is_graded(self, student: str, assignment: str) -> bool:
+        """Whether this submission's autograde finished: the gradebook has it and every
+        submitted notebook has an autograded copy no older than it (an interrupted run
+        leaves neither, or the old one: that submission is graded again)."""
+        from nbgrader.api import Gradebook, MissingEntry
+        sub = self._dir("submitted") / student / assignment
+        done = self._dir("autograded") / student / assignment
+        for nb in sub.glob("*.ipynb"):
+            out = done / nb.name
+            if not out.is_file() or out.stat().st_mtime < nb.stat().st_mtime:
+                return False
+        with Gradebook(self.coursedir.db_url) as gb:
+            try:
+                gb.find_submission(assignment, student)
+            except MissingEntry:
+                return False
+        return any(sub.glob("*.ipynb"))
+
+    def autograde(self, assignment: str | None = None, students: list[str] | None = None,
+                  force: bool = False) -> bool:
+        """Autograde every submission (of ``assignment``, by ``students``) not graded yet
+        (every one with ``force``); nbgrader's own
         pipeline, each notebook in its sandbox, after the solutions got full marks there
         (``preflight``). Prints each submission's flagged items; stops (False) when the
         preflight fails or the package seal breaks."""
         from . import review, seal
         from .seed import grader_env
         grader_env()  # one seed for the whole run, preflight included
-        pairs = self.to_autograde(assignment, students)
+        pairs = self.to_autograde(assignment, students, force)
         if not pairs:
-            return False
+            return self.submitted_any(assignment, students)
         ok, pairs = self.prepare_autograde(pairs)
         self.announce_sandbox()
         if not self.preflight(sorted({a for _, a in pairs})):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import os
+import time
 
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -15,7 +16,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from labsupport.shellwait import SlicedWait
-from . import demos, seal
+from . import demos, phases, seal
 from .kernel import BoxedKernelManager
 from .sandbox import Sandbox
 from .seed import notebook_exercises
@@ -89,12 +90,14 @@ class AutogradeExecute(SlicedWait, Execute):
         self._exercises = notebook_exercises(nb, str(info.get("notebook", "")))
         # the baseline, made before this process runs any student code; checked before each notebook
         seal.session(root).check(f"the submission before {info.get('student', '?')}'s")
+        self._t0, self._first = time.perf_counter(), None  # phases: start-up, import, cells
         self.box = Sandbox(config=self.config).open(root)
         if self.box is not None:
             self.kernel_manager_class = BoxedKernelManager
         try:
             nb, resources = super().preprocess(nb, resources, km)
         finally:
+            self._count_phase(time.perf_counter())
             events = self.box.close() if self.box is not None else []
         resources.setdefault(EVENTS, []).extend(
             [(None, e) for e in events] + cell_events(nb, self.timeout))
@@ -106,7 +109,26 @@ class AutogradeExecute(SlicedWait, Execute):
             return None  # past the output limit: dropped (the box is being killed)
         return super().process_message(msg, cell, cell_index)
 
+    def _count_phase(self, now: float) -> None:
+        """Time since the last mark to its phase: before the first code cell runs, start-up;
+        during it, import; after it, cells (``phases``)."""
+        name = {None: "startup", "import": "import"}.get(self._first, "cells")
+        phases.add(name, now - self._t0)
+        self._t0 = now
+        if self._first is not None:
+            self._first = "cells"
+
     def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code" and cell.source.strip() and self._first is None:
+            self._count_phase(time.perf_counter())  # start-up ends: the kernel is ready
+            self._first = "import"
+            try:
+                return self._preprocess_cell(cell, resources, index)
+            finally:
+                self._count_phase(time.perf_counter())
+        return self._preprocess_cell(cell, resources, index)
+
+    def _preprocess_cell(self, cell, resources, index):
         if index in self._skip:
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=demos.NOTE)]
             return cell, resources

@@ -31,8 +31,11 @@ import socket
 import struct
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run as a script: its sibling
-from mounts import MS_NODEV, MS_NOEXEC, MS_NOSUID, build_mounts, checked, libc, mount  # noqa: E402
+if __package__:  # imported by ``warm`` (the warm template): a module of the package
+    from .mounts import MS_NODEV, MS_NOEXEC, MS_NOSUID, build_mounts, checked, libc, mount
+else:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run as a script: its sibling
+    from mounts import MS_NODEV, MS_NOEXEC, MS_NOSUID, build_mounts, checked, libc, mount  # noqa: E402
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
@@ -61,16 +64,26 @@ def set_limits(limits: dict) -> None:
             resource.setrlimit(RLIMITS[name], (int(value), int(value)))
 
 
-def child_env(spec: dict) -> dict:
-    keep = spec["env_keep"]
-    env = {k: v for k, v in os.environ.items()
-           if k in keep or any(k.startswith(p) for p in keep if p.endswith("_"))}
+def kept(env, keep: list[str]) -> dict:
+    """The variables of ``env`` named in ``keep`` (an entry ending in ``_``: a prefix)."""
+    return {k: v for k, v in env.items()
+            if k in keep or any(k.startswith(p) for p in keep if p.endswith("_"))}
+
+
+def child_env(spec: dict, base=None) -> dict:
+    """The command's environment: what ``spec`` keeps of ``base`` (default: ours), and its own."""
+    env = kept(os.environ if base is None else base, spec["env_keep"])
     env.update(spec["env_set"])
     return env
 
 
-def _in_child(spec: dict) -> None:
-    """The command's process (PID 1 of the new PID namespace in ``ns`` mode)."""
+def _exec(spec: dict) -> None:
+    os.execvpe(spec["argv"][0], spec["argv"], child_env(spec))
+
+
+def _in_child(spec: dict, start=_exec) -> None:
+    """The command's process (PID 1 of the new PID namespace in ``ns`` mode), isolated,
+    then ``start(spec)``: exec the command (or, in a warm template's fork, run it here)."""
     ns = spec["mode"] == "ns"
     if ns:
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -86,9 +99,10 @@ def _in_child(spec: dict) -> None:
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     os.umask(0o077)
     os.chdir(spec["cwd"])
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE, signal.SIGXFSZ):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE, signal.SIGXFSZ,
+                signal.SIGCHLD, signal.SIGALRM):
         signal.signal(sig, signal.SIG_DFL)
-    os.execvpe(spec["argv"][0], spec["argv"], child_env(spec))
+    start(spec)
 
 
 def _join_cgroups(paths: list[str]) -> None:
@@ -119,13 +133,24 @@ def _kill_descendants() -> None:
                 break
 
 
-def _watch_parent(pid: int, spec: dict) -> None:
-    """Once a second: if the grader that started us is gone (killed with its job), kill the
-    command and what it started, leave and remove the box's cgroups, and exit."""
+def _gone(fd: int | None) -> bool:
+    """Whether the grader holding the other end of socket ``fd`` closed it (it died)."""
+    if fd is None:
+        return False
+    import select
+    p = select.poll()
+    p.register(fd, select.POLLIN | select.POLLHUP)
+    return bool(p.poll(0))
+
+
+def _watch_parent(pid: int, spec: dict, status_fd: int | None = None) -> None:
+    """Once a second: if the grader that started us is gone (killed with its job; for a warm
+    start, the grader's end of ``status_fd`` closed), kill the command and what it started,
+    leave and remove the box's cgroups, and exit."""
     parent = os.getppid()
 
     def check(signum, frame):
-        if os.getppid() == parent:
+        if os.getppid() == parent and not _gone(status_fd):
             return
         try:
             os.kill(pid, signal.SIGKILL)
@@ -149,6 +174,12 @@ def _watch_parent(pid: int, spec: dict) -> None:
 def main(argv: list[str]) -> int:
     with open(argv[1]) as f:
         spec = json.load(f)
+    return supervise(spec)
+
+
+def supervise(spec: dict, start=_exec, status_fd: int | None = None) -> int:
+    """Prepare the sandbox, fork the command's process (``_in_child``, ending in
+    ``start``), wait for it; its exit status."""
     ns = spec["mode"] == "ns"
     _join_cgroups(spec.get("cgroups", []))
     if ns:
@@ -162,7 +193,9 @@ def main(argv: list[str]) -> int:
     pid = os.fork()
     if pid == 0:
         try:
-            _in_child(spec)
+            if status_fd is not None:
+                os.close(status_fd)  # the grader's line to this supervisor, not the command's
+            _in_child(spec, start)
         except BaseException as exc:  # noqa: BLE001 - report why, never run the command
             os.write(2, f"jail: cannot start the command: {exc}\n".encode())
         os._exit(126)
@@ -174,7 +207,7 @@ def main(argv: list[str]) -> int:
             pass
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGHUP, stop)
-    _watch_parent(pid, spec)
+    _watch_parent(pid, spec, status_fd)
     while True:
         try:
             _, status = os.waitpid(pid, 0)

@@ -62,7 +62,13 @@ class BoxedKernelManager(AsyncKernelManager):
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         kw.update(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # outputs come as messages
-        await super()._async_launch_kernel(kernel_cmd, **kw)
+        if self.box.warm:  # a fork of the job slot's warm template (``warm``)
+            prov = self.provisioner
+            prov.process = self.box.launch(kernel_cmd, env=kw.get("env"))
+            prov.pid = prov.pgid = prov.process.pid  # the leader of its own session
+            self._reconcile_connection_info(prov.connection_info)
+        else:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
         proc = self.provisioner.process
         self.box.watch(proc)
         inside = self._inside[1]

@@ -28,6 +28,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from . import phases
+from .warm import Template
+
 SUBMISSION_TIMEOUT_S = 1800.0  # one student's whole assignment, slow machine included
 
 
@@ -65,6 +68,7 @@ PRELOAD = ["labgrader.course", "labgrader.pipeline", "nbgrader.apps",
            "nbgrader.converters", "nbclient", "jupyter_client"]
 
 
+PHASES = "phases.json"  # a job's seconds per phase (``phases``), next to its private course
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
@@ -95,13 +99,21 @@ def _logged(spec: dict, log: str) -> None:
 
 
 def _job(ctx, root: Path, student: str, assignment: str, overrides: dict, timeout_s: float,
-         threads: int, slots: queue.Queue, stop: threading.Event):
-    """Run one job in a forked process on a free job slot; (ok, seconds, log tail)."""
+         threads: int, slots: queue.Queue, stop: threading.Event, on_start=None,
+         warm_sockets: list[str] | None = None):
+    """Run one job in a forked process on a free job slot; (ok, seconds, log tail, phases)."""
     t0 = time.perf_counter()
     slot = slots.get()
+    if stop.is_set():  # interrupted while waiting for a slot: never started
+        slots.put(slot)
+        return False, 0.0, "grading stopped", {}
+    if on_start is not None:
+        on_start(student, assignment)
     try:
         spec = {"root": str(root), "student": student, "assignment": assignment,
-                "overrides": {**overrides, "Sandbox.slot": slot}, "threads": threads}
+                "overrides": {**overrides, "Sandbox.slot": slot,
+                              "Sandbox.warm": warm_sockets[slot] if warm_sockets else ""},
+                "threads": threads}
         log = root / "autograde.log"
         proc = ctx.Process(target=_logged, args=(spec, str(log)))
         proc.start()
@@ -119,7 +131,8 @@ def _job(ctx, root: Path, student: str, assignment: str, overrides: dict, timeou
     text = log.read_text(errors="replace") if log.exists() else ""
     if proc.exitcode not in (0, 1) and not note:
         note = f"\nits process died (exit code {proc.exitcode})"
-    return ok, time.perf_counter() - t0, "\n".join((text + note).splitlines()[-30:])
+    return (ok, time.perf_counter() - t0, "\n".join((text + note).splitlines()[-30:]),
+            phases.load(root / PHASES))
 
 
 def merge(main_db: str, worker_db: str, assignment: str, student: str) -> None:
@@ -149,31 +162,85 @@ def merge(main_db: str, worker_db: str, assignment: str, student: str) -> None:
 
 
 def _install(course, root: Path, student: str, assignment: str) -> None:
+    """Put the autograded notebooks in place: copied next to their place, then renamed in
+    (an interrupt leaves the old folder or the new one, never half of one)."""
     rel = _layout(root).autograded_directory
     src, dest = root / rel / student / assignment, course._dir("autograded") / student / assignment
-    shutil.rmtree(dest, ignore_errors=True)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(str(src), dest)
+    part = dest.with_name(f".{assignment}.part")
+    shutil.rmtree(part, ignore_errors=True)
+    shutil.copytree(src, part)
+    old = dest.with_name(f".{assignment}.old")
+    if dest.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(dest, old)
+    os.replace(part, dest)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def student_line(db_url: str, student: str, assignments: list[str], seconds: float,
+                 failed: int) -> str:
+    """One line per student at the end of their grading: score, flagged items, seconds."""
+    from nbgrader.api import Gradebook, MissingEntry
+    from . import review
+    score = top = 0.0
+    flagged = 0
+    with Gradebook(db_url) as gb:
+        for a in assignments:
+            top += float(gb.find_assignment(a).max_score)
+            with contextlib.suppress(MissingEntry):
+                score += float(gb.find_submission(a, student).score)
+            flagged += len(review.flags(gb, a, student))
+    fail = f", {failed} FAILED" if failed else ""
+    return (f"done {student}: {score:g}/{top:g} points, {flagged} flagged{fail}, "
+            f"{seconds:.0f} s ({len(assignments)} notebook(s))")
 
 
 def autograde(course, assignment: str | None = None, students: list[str] | None = None, *,
               jobs: int = 2, submission_timeout_s: float = SUBMISSION_TIMEOUT_S,
-              progress: bool = True, report: list | None = None) -> bool:
-    """Autograde every submission (of ``assignment``, by ``students``) with ``jobs`` workers;
-    ``report`` (a list) gets one ``{student, assignment, s, ok}`` per submission. The
-    solutions are graded first (``Course.preflight``): grading stops, nothing written,
-    unless they get full marks."""
-    from tqdm import tqdm
-    from . import review, seal, similarity
+              progress: bool = True, report: list | None = None, force: bool = False,
+              warm: bool = True) -> bool:
+    """Autograde every submission (of ``assignment``, by ``students``) not graded yet (all
+    with ``force``; ``Course.is_graded``) with ``jobs`` workers; ``report`` (a list) gets one
+    ``{student, assignment, s, ok, phases}`` per submission. The solutions are graded first
+    (``Course.preflight``): grading stops, nothing written, unless they get full marks.
+
+    With ``warm`` (and a sandbox), each job slot has a warm template (``warm``): its
+    kernels (the preflight's too) start as forks of one process that imported the heavy
+    libraries once. The progress bar names what is being graded and an ETA; each student
+    ends with one line (``student_line``). Ctrl-C stops the running jobs and returns False:
+    every submission merged so far is in the gradebook whole, the others are not (a rerun
+    grades them)."""
     from .seed import grader_env
     grader_env()  # one seed for the whole run (the workers inherit it), preflight included
-    pairs = course.to_autograde(assignment, students)
+    pairs = course.to_autograde(assignment, students, force)
     if not pairs:
-        return False
+        return course.submitted_any(assignment, students)
     ok, pairs = course.prepare_autograde(pairs)
     mode = course.announce_sandbox()
-    if not course.preflight(sorted({a for _, a in pairs})):
-        return False
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    templates = [Template(threads) for _ in range(jobs)] if warm and mode != "off" else []
+    try:
+        for t in templates:
+            t.wait_ready()
+        course.cfg.Sandbox.warm = templates[0].socket if templates else ""  # the preflight's
+        try:
+            if not course.preflight(sorted({a for _, a in pairs})):
+                return False
+        finally:
+            del course.cfg.Sandbox["warm"]
+        return _grade(course, pairs, ok, mode, jobs, threads, [t.socket for t in templates],
+                      submission_timeout_s, progress, report)
+    finally:
+        for t in templates:
+            t.close()
+
+
+def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s, progress,
+           report) -> bool:
+    """Grade ``pairs`` (preflight passed) on ``jobs`` slots; ``autograde``'s result."""
+    from tqdm import tqdm
+    from . import review, seal, similarity
     sealed = seal.session(course.root)
     overrides = {f"{cls}.{k}": v for cls in ("Execute", "TrustedChecks", "Sandbox")  # to each job
                  for k, v in course.cfg.get(cls, {}).items()}
@@ -185,48 +252,79 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
     for k in range(jobs):
         slots.put(k)
     stop = threading.Event()
+    left = {s: sum(1 for x, _ in pairs if x == s) for s, _ in pairs}  # per student
+    spent: dict[str, float] = {}
+    fails: dict[str, int] = {}
+    running: dict[tuple[str, str], None] = {}
+    interrupted = False
     with tempfile.TemporaryDirectory(prefix="labsupport-grade-") as tmp:
         roots = {p: _private_course(course, *p, Path(tmp)) for p in pairs}
-        bar = tqdm(total=len(pairs), unit="submission", desc="autograde", disable=not progress,
-                   file=sys.stderr)
+        bar = tqdm(total=len(pairs), unit="notebook", desc="", disable=not progress,
+                   file=sys.stderr, bar_format="autograde {n_fmt}/{total_fmt} {bar:20} "
+                   "[{elapsed}, ETA {remaining}] {desc}")
+
+        def now_grading(student: str, a: str, done: bool = False) -> None:
+            if done:
+                running.pop((student, a), None)
+            else:
+                running[student, a] = None
+            bar.set_description_str("grading " + ", ".join(f"{s} {x}" for s, x in list(running)))
         ctx = _context()
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            threads = max(1, (os.cpu_count() or 1) // jobs)
             futures = {pool.submit(_job, ctx, roots[p], *p, overrides, submission_timeout_s,
-                                   threads, slots, stop): p
+                                   threads, slots, stop, now_grading, sockets): p
                        for p in pairs}
-            for fut in as_completed(futures):
-                student, a = futures[fut]
-                good, secs, tail = fut.result()
-                try:
-                    running = [f"{s}/{x}" for f, (s, x) in futures.items() if f.running()]
-                    sealed.check(f"{student}/{a}" + (f" (or {', '.join(running)}, graded at the "
-                                                     "same time)" if running else ""))
-                except seal.SealBroken as err:
-                    broken = err
-                    stop.set()  # running jobs are killed; the rest never start
-                    for other in futures:
-                        other.cancel()
-                    failed += [futures[f] for f in futures if not f.done() or f.cancelled()]
-                    break
-                if good:  # the one writer: merge in this thread, one submission at a time
+            try:
+                for fut in as_completed(futures):
+                    student, a = futures[fut]
+                    good, secs, tail, phase_s = fut.result()
+                    now_grading(student, a, done=True)
                     try:
-                        merge(main_db, _layout(roots[student, a]).db_url, a, student)
-                        _install(course, roots[student, a], student, a)
-                    except Exception as exc:  # noqa: BLE001 - costs this submission only
-                        good, tail = False, f"merge failed: {type(exc).__name__}: {exc}"
-                if not good:
-                    failed.append((student, a))
-                    bar.write(tail)
-                bar.write(f"{'ok  ' if good else 'FAIL'} autograde {a} {student} ({secs:.1f} s)")
-                if report is not None:
-                    report.append({"student": student, "assignment": a, "s": round(secs, 2), "ok": good})
-                if good:
-                    for line in review.lines(main_db, a, student):
-                        bar.write(line)
-                bar.update(1)
-                bar.set_postfix(failed=len(failed))
+                        others = [f"{s}/{x}" for f, (s, x) in futures.items() if f.running()]
+                        sealed.check(f"{student}/{a}" + (f" (or {', '.join(others)}, graded at "
+                                                         "the same time)" if others else ""))
+                    except seal.SealBroken as err:
+                        broken = err
+                        stop.set()  # running jobs are killed; the rest never start
+                        for other in futures:
+                            other.cancel()
+                        failed += [futures[f] for f in futures if not f.done() or f.cancelled()]
+                        break
+                    if good:  # the one writer: merge in this thread, one submission at a time
+                        try:
+                            merge(main_db, _layout(roots[student, a]).db_url, a, student)
+                            _install(course, roots[student, a], student, a)
+                        except Exception as exc:  # noqa: BLE001 - costs this submission only
+                            good, tail = False, f"merge failed: {type(exc).__name__}: {exc}"
+                    if not good:
+                        failed.append((student, a))
+                        fails[student] = fails.get(student, 0) + 1
+                        bar.write(tail)
+                        bar.write(f"FAIL autograde {a} {student} ({secs:.1f} s)")
+                    if report is not None:
+                        report.append({"student": student, "assignment": a, "s": round(secs, 2),
+                                       "ok": good, "phases": phase_s})
+                    if good:
+                        for line in review.lines(main_db, a, student):
+                            bar.write(f"{student} {a}{line}")
+                    spent[student] = spent.get(student, 0.0) + secs
+                    left[student] -= 1
+                    if not left[student]:
+                        mine = sorted({x for s, x in pairs if s == student})
+                        bar.write(student_line(main_db, student, mine, spent[student],
+                                               fails.get(student, 0)))
+                    bar.update(1)
+            except KeyboardInterrupt:
+                interrupted = True
+                stop.set()  # the running jobs are killed, the waiting ones never start
+                for other in futures:
+                    other.cancel()
         bar.close()
+    if interrupted:
+        done = sum(1 for p in pairs if course.is_graded(*p))
+        print(f"interrupted: {done} of {len(pairs)} submission(s) graded and saved; run the same "
+              "command again to grade the rest", file=sys.stderr)
+        return False
     if broken is not None:
         print(f"FAIL {broken}", file=sys.stderr)
         return False
@@ -239,8 +337,11 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
 def _worker(spec: dict) -> int:
     from .course import Course, course_config
     course = Course(course_config(spec["root"], **spec["overrides"]))
-    return 0 if course._run(f"autograde {spec['assignment']} {spec['student']}",
-                            course.api.autograde, spec["assignment"], spec["student"]) else 1
+    try:
+        return 0 if course._run(f"autograde {spec['assignment']} {spec['student']}",
+                                course.api.autograde, spec["assignment"], spec["student"]) else 1
+    finally:
+        phases.dump(Path(spec["root"]) / PHASES)
 
 
 if __name__ == "__main__":

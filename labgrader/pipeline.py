@@ -15,6 +15,7 @@ wrote runs in a browser).
 from __future__ import annotations
 
 import functools
+import time
 
 import nbformat
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
@@ -22,7 +23,7 @@ from traitlets import Float
 
 from labsupport.exercises import partial
 
-from . import audit, cellcode, keyed, seal, similarity, trusted
+from . import audit, cellcode, keyed, phases, seal, similarity, trusted
 from .execute import AutogradeExecute, course_root, error_output
 from .roles import roles
 from .sandbox import Sandbox
@@ -141,7 +142,9 @@ class TrustedChecks(NbGraderPreprocessor):
             items.append(trusted.Item(tid, cellcode.python_source(nb.cells[found.at[aid]].source),
                                       source, target=keyed.target(aid)))
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
+        t0 = time.perf_counter()
         results = self._run_trusted(items, timeout, resources)
+        phases.add("judge", time.perf_counter() - t0)
         passed, partial_of = set(), {}
         for item in items:
             tid = item.grade_id

@@ -1,0 +1,105 @@
+"""Warm starts (``labgrader.warm``): kernels forked from one job slot's template are as
+isolated as cold ones, and nothing one submission leaves reaches the next.
+
+Real template process, real sandbox (namespaces), real ipykernel driven by nbclient.
+"""
+import json
+import sys
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from labgrader import warm
+from labgrader.box import Limits
+from labgrader.kernel import BoxedKernelManager
+from labgrader.sandbox import Sandbox, namespaces_available
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+    not namespaces_available()[0], reason=namespaces_available()[1] or "no namespaces")]
+
+PROBE = """
+import json, os, resource, sys, threading
+import labsupport, numpy
+print(json.dumps({
+    "module_attr": hasattr(labsupport, "LEFT_BY_ANN") or hasattr(numpy, "LEFT_BY_ANN"),
+    "home_file": os.path.exists(os.path.expanduser("~/ann.txt")),
+    "cwd_file": os.path.exists("ann_cwd.txt"),
+    "tmp_file": os.path.exists("/tmp/ann_tmp.txt"),
+    "thread": any(t.name == "ann-left-this" for t in threading.enumerate()),
+    "env": os.environ.get("ANN_WAS_HERE"),
+    "preloaded": "torch" in sys.modules,
+    "uid": os.getuid(), "pid": os.getpid(),
+    "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
+    "autograde": os.environ.get("LAB_AUTOGRADE"),
+}))
+"""
+PRELOADED = "import sys; print('torch' in sys.modules)"
+LEAVE = """
+import os, threading, time
+import labsupport, numpy
+labsupport.LEFT_BY_ANN = numpy.LEFT_BY_ANN = 1
+os.environ["ANN_WAS_HERE"] = "1"
+for path in ("~/ann.txt", "ann_cwd.txt", "/tmp/ann_tmp.txt"):
+    with open(os.path.expanduser(path), "w") as f:
+        f.write("ann")
+threading.Thread(target=time.sleep, args=(600,), name="ann-left-this", daemon=True).start()
+"""
+
+
+def _run(template, sources: list[str], tmp_path, slot=0) -> list[dict]:
+    """Run ``sources`` as one notebook in a fresh warm-started box; each probe's JSON."""
+    sandbox = Sandbox(warm=template.socket, slot=slot)
+    box = sandbox.open(tmp_path)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    km = BoxedKernelManager(box=box)
+    try:
+        NotebookClient(nb, km=km, timeout=60, kernel_name="python3").execute(
+            env={"LAB_AUTOGRADE": "1", "PATH": "/usr/bin:/bin"})
+    finally:
+        box.close()
+    return [json.loads(o["text"]) for c in nb.cells for o in c.outputs
+            if o.get("name") == "stdout" and o["text"].startswith("{")]
+
+
+@pytest.fixture(scope="module")
+def template():
+    t = warm.Template(threads=1)
+    try:
+        t.wait_ready()
+        yield t
+    finally:
+        t.close()
+
+
+def test_one_submissions_state_never_reaches_the_next(template, tmp_path):
+    (ann,) = _run(template, [LEAVE, PROBE], tmp_path)
+    # the probe sees what ann left in her own kernel (so it would see a leak) ...
+    assert ann["module_attr"] and ann["home_file"] and ann["cwd_file"] and ann["tmp_file"]
+    assert ann["thread"] and ann["env"] == "1"
+    (bob,) = _run(template, [PROBE], tmp_path)
+    # ... and none of it in the next kernel forked from the same template
+    assert not any(bob[k] for k in ("module_attr", "home_file", "cwd_file", "tmp_file", "thread"))
+    assert bob["env"] is None
+    for got in (ann, bob):
+        assert got["preloaded"]  # a fork of the template: torch came imported
+        assert got["uid"] == Sandbox().uid_base and got["pid"] == 1  # grading uid, own PID ns
+        assert got["fsize"] == Limits.file_mib << 20 and got["autograde"] == "1"
+
+
+def test_each_job_slot_keeps_its_own_uid(template, tmp_path):
+    (got,) = _run(template, [PROBE], tmp_path, slot=1)
+    assert got["uid"] == Sandbox().uid_base + 1 and got["preloaded"]
+
+
+def test_only_the_kernel_starts_warm(template, tmp_path):
+    box = Sandbox(warm=template.socket).open(tmp_path)
+    try:  # the trusted pass (-m labgrader.trusted) and any other command: a new Python
+        for argv in ([sys.executable, "-c", PRELOADED], [sys.executable, "-P", "-m", "timeit",
+                                                          "-n", "1", "-s", PRELOADED, "pass"]):
+            rc, out, _ = box.run(argv, "", 60)
+            assert rc == 0 and out.startswith("False"), out
+    finally:
+        box.close()
+    assert warm.module_of([sys.executable, "-m", "ipykernel_launcher", "-f", "k.json"])
+    assert not warm.module_of([sys.executable, "-P", "-m", "labgrader.trusted"])
