@@ -17,7 +17,8 @@ PROTECTED = ("labsupport", "labgrader", "builtins", "numpy", "math", "statistics
 
 def _context(v: GradingContext) -> tuple:
     """The checks' context: frozen, but ``object.__setattr__`` reaches its fields."""
-    return (id(v), id(v.secret), id(v.keys), id(v.tape), id(v.watch), id(v.on_limit))
+    return (id(v), id(v.secret), id(v.keys), id(v.tape), id(v.watch), id(v.on_limit),
+            id(v.on_reference))
 
 
 def _shape(v) -> tuple:
