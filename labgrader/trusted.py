@@ -1,26 +1,21 @@
-"""The trusted grading pass: each answer cell alone, against checks it cannot replace, judged
-in a process where no student code ever ran.
+"""The trusted grading pass: each answer cell alone, against checks it cannot replace,
+judged in a process where no student code ever runs.
 
-``run_items(items)`` starts one helper process (``python -m labgrader.trusted``,
-JSON on stdin and stdout). It imports the check modules, then forks one child per item:
-the child binds the genuine ``check_*`` functions, arms the reference tripwire
-(``tripwire.Tripwire``: the lab's own implementation of the exercise must not
-run while the student's code does; a hit is written to the helper the moment it happens)
-and an audit hook (tracing switched off), fingerprints the grading machinery, runs the
-student's answer cell alone (as ``tests/adapters.py`` does), then the item's test cell with
-the genuine checks, and compares the fingerprint again (and, cheaply, after every call of
-the student's code: ``fingerprint.Watch``). The child does not decide: every call of the student's
-code is recorded as plain values (``tape.Tape``, ``wire``) and the record goes
-to the helper as one JSON frame; the helper runs the test cell again on that record
-(``judge``) and its verdict is the item's. A child that writes anything else on its pipe,
-two records, or a record that does not fit the check is "tampered"; the helper never
-unpickles or imports what a child wrote. The items' hidden keys (never the run's seed:
-``seed.hidden_keys``) are pinned in the checks' context (``guard.CONTEXT``, ``keys``) before any child forks (``_pin_keys``). For an item whose content is judged against a
-grader-only key (``Item.target``), the judge hands back the answer as a plain value; the
-key itself never enters a process that ran student code (``pipeline.TrustedChecks`` judges
-it). The child's stdout and stderr go nowhere; a child that hangs is killed at the timeout,
-one that dies (``os._exit``) before its record fails its item. Python cannot sandbox code
-in its own process: ``labgrader.audit`` flags the ways around this for a trainer.
+``run_items(items)`` starts one judge process (``python -P -m labgrader.trusted``, JSON on
+stdin and stdout, in the grading box). The judge imports the genuine checks, pins the
+items' hidden keys (never the run's seed: ``seed.hidden_keys``) and starts the student
+process (``StudentProcess``: ``labgrader.student``, exec'd fresh, so none of the judge's
+memory is in it). Per item, the student process forks a child that imports the lab from a
+package view where the item's references are stubs (``view``), runs the answer cell under
+seccomp and the tripwire, and then only answers: the judge runs the test cell (``judge``),
+and each call the check makes of the student's code (``guard.student``, ``bounded``,
+``driver``) is sent to the child (``tape.Remote``) and its recorded outcome read back as
+plain values (``wire``). The cases, the expected values and the keys never leave the judge;
+the child's frames are JSON, read strictly (``_Channel``), never unpickled. A stub called, a
+tracing switched off, a changed grading machinery, the step limit, a new process (the
+kernel's filter kills the child) end the item at once. For an item whose content is judged
+against a grader-only key (``Item.target``), the judge hands back the answer as a plain
+value; the key itself stays in ``pipeline.TrustedChecks``.
 """
 from __future__ import annotations
 

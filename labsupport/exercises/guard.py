@@ -120,10 +120,9 @@ def require_callable(ex: str, obj, name: str) -> None:
 
 def student(ex: str, fn, *args, **kw):
     """``fn(*args, **kw)``: the student's code, called by ``ex``'s check. Every check calls
-    the student's function or class through here: in the trusted pass the lab's own
-    implementations of ``ex`` are watched exactly while the student's code runs
-    (``CONTEXT.watch``), and what the call gave back is recorded for the judge, or read back
-    from the record in the judge (``CONTEXT.tape``)."""
+    the student's function or class through here: in the trusted pass the judge sends the
+    call to the student process (``CONTEXT.tape``: ``labgrader.tape.Remote``), where it runs
+    watched (``CONTEXT.watch``) and what it gave back is recorded for the judge."""
     tape = CONTEXT.tape
     if tape is not None and tape.armed:
         return tape.call(ex, fn, args, kw)
