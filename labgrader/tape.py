@@ -14,32 +14,24 @@ class TapeMismatch(AssertionError):
 
 
 class Tape:
-    """The trusted pass's record of what each call of the student's code gave back.
+    """The record of what each call of the student's code gave back, in the student
+    process (``labgrader.student``).
 
-    Beside the student's code (``Tape()``) a call runs, and its outcome — a value or an
-    exception — is written with ``wire.encode``; the check goes on with the decoded copy.
-    A value of any other type than the record holds (``wire.NotPlain``) makes the call
-    fail. In the judge (``Tape(records)``) nothing runs: the check gets the recorded outcomes
-    back, in order. So the check decides in a process where no student code ever ran, on
-    plain values; a record that does not fit the check (one forged, cut or padded) is a
-    ``TapeMismatch``. A call inside a recorded call (a lab driver calling the student's
-    function) runs as part of the outer one. ``armed``: recording starts with the test cell."""
+    A call runs, and its outcome — a value or an exception — is written with
+    ``wire.encode`` while the watch is still on; the call goes on with the decoded copy. A
+    value of any other type than the record holds (``wire.NotPlain``) makes the call fail.
+    The judge reads the records one by one (``Remote``, ``outcome``) and decides there. A
+    call inside a recorded call (a lab driver calling the student's function) runs as part
+    of the outer one. ``armed``: recording starts once the answer cell has run."""
 
     remote = False  # the call runs here (``Remote``: in the student process)
 
-    def __init__(self, records: list | None = None):
-        self.replaying = records is not None
-        self.records: list = [] if records is None else list(records)
-        self.armed = self.replaying
-        self._next = 0
+    def __init__(self):
+        self.records: list = []
+        self.armed = False
         self._depth = 0
 
     def call(self, ex: str, fn, args: tuple, kw: dict, watched: bool = True, bounded: bool = False):
-        if self.replaying:
-            if self._next >= len(self.records):
-                raise TapeMismatch(f"{ex}: the record holds fewer calls than the check makes")
-            self._next += 1
-            return outcome(ex, self.records[self._next - 1], self._next)
         if self._depth:
             return run_watched(ex, fn, args, kw)
 
@@ -62,10 +54,6 @@ class Tape:
             raise out
         return out
 
-    def finished(self) -> bool:
-        """In the judge: every recorded call was asked for."""
-        return self._next == len(self.records)
-
 
 def outcome(ex: str, rec, n: int):
     """A recorded call (``[ex, "return" | "raise", wire data]``, the ``n``-th) as the check
@@ -81,7 +69,7 @@ def outcome(ex: str, rec, n: int):
 
 
 class Remote:
-    """In the judge: each call the check makes of the student's code (``guard.student``,
+    """In the judge (``tape.remote``; ``guard.bounded`` sends its calls here too): each call the check makes of the student's code (``guard.student``,
     ``bounded``, ``driver``) is sent to the student process and its recorded outcome read
     back (``ask``: request -> record, or ``Stop``). The request names the student's
     objects by name (``names``: id of the judge's stand-in -> name), everything else goes as
@@ -91,7 +79,6 @@ class Remote:
     made reaches a verdict."""
 
     remote = True
-    replaying = True
     armed = True
 
     def __init__(self, ask, names: dict, scrub=None):

@@ -29,6 +29,7 @@ class Case:
     target: str              # the answer cell it replaces
     metadata: str | None     # None, "drop", "locked" or "duplicate"
     cells: tuple[str, ...]   # the source(s) of the cell(s) it submits
+    folder: str = ""         # the folder it lies in: hostile, redteam, judge, redteam3, views
 
     @property
     def source(self) -> str:
@@ -50,7 +51,7 @@ def case(path: Path) -> Case:
             directives[m.group(1)] = m.group(2)
     cells = tuple(part.strip("\n") for part in text.split(NEXT_CELL))
     return Case(path.stem, lines[0].lstrip("# ").strip(), directives.get("target", DEFAULT_TARGET),
-                directives.get("metadata"), cells)
+                directives.get("metadata"), cells, path.parent.name)
 
 
 def cases() -> list[Case]:

@@ -1,9 +1,10 @@
 # load the genuine compiled module from the package's __pycache__ (marshal, no source read)
-# and run its bucket_of from a collector-run __del__, where nothing traces
+# and run its bucket_of from a weakref finalizer
 # target: ex03_2
 import gc
 import marshal
 import sys
+import weakref
 from pathlib import Path
 
 TABLE = {}
@@ -25,23 +26,25 @@ def _copy():
     return None
 
 
-class _Late:
-    def __init__(self, length, edges):
-        self.me, self.args = self, (length, edges)
+class _Holder:
+    pass
 
-    def __del__(self):
-        ref = _copy()
-        if ref is not None:
-            try:
-                TABLE[self.args] = ref(*self.args)
-            except Exception:
-                pass
+
+def _fill(args):
+    ref = _copy()
+    if ref is not None:
+        try:
+            TABLE[args] = ref(*args)
+        except Exception:
+            pass
 
 
 def bucket_index(length, edges):
-    _Late(length, tuple(edges))
+    key = (length, tuple(edges))
+    weakref.finalize(_Holder(), _fill, key)  # runs when the holder goes: at once, untraced frames
     gc.collect()
-    value = TABLE.get((length, tuple(edges)), 0)
-    if value >= len(edges):
+    if key not in TABLE:
+        return 0
+    if TABLE[key] >= len(edges):
         raise ValueError(f"length {length} is above the last edge")
-    return value
+    return TABLE[key]
