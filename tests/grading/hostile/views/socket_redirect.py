@@ -4,6 +4,7 @@
 # target: ex03_2
 import operator
 import os
+import stat
 
 import labsupport
 
@@ -11,14 +12,15 @@ _ref = operator.attrgetter("batching.shapes.bucket_of")(labsupport)
 
 
 def _sockets() -> list[int]:
-    found = []
-    for name in os.listdir("/proc/self/fd"):
-        try:
-            if os.readlink(f"/proc/self/fd/{name}").startswith("socket:") and int(name) > 2:
-                found.append(int(name))
-        except OSError:
-            pass
-    return found
+    """Descriptors 3-255 that are sockets (by their mode, no /proc)."""
+    return [fd for fd in range(3, 256) if _is_socket(fd)]
+
+
+def _is_socket(fd: int) -> bool:
+    try:
+        return stat.S_ISSOCK(os.fstat(fd).st_mode)
+    except OSError:
+        return False
 
 
 def bucket_index(length, edges):
