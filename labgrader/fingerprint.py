@@ -13,11 +13,14 @@ import types
 from labsupport.exercises.guard import GradingContext, Tampered
 
 PROTECTED = ("labsupport", "labgrader", "builtins", "numpy", "math", "statistics")  # asyncio changes itself
+CACHES = frozenset({"labgrader.wire._STAND_INS", "labgrader.wire._OPAQUE"})  # grow as records
+#                                                 are decoded: only the dict itself may not change
 
 
 def _context(v: GradingContext) -> tuple:
     """The checks' context: frozen, but ``object.__setattr__`` reaches its fields."""
-    return (id(v), id(v.secret), id(v.keys), id(v.tape), id(v.watch), id(v.on_limit))
+    return (id(v), id(v.secret), id(v.keys), id(v.tape), id(v.watch), id(v.on_limit),
+            id(v.on_reference))
 
 
 def _shape(v) -> tuple:
@@ -56,7 +59,8 @@ def fingerprint() -> dict[str, tuple]:
         fp[f"sys.modules[{name!r}]"] = (id(mod), id(getattr(mod, "__dict__", None)))
         deep = name.startswith(("labsupport", "labgrader", "builtins"))
         for k, v in list(vars(mod).items()):
-            fp[f"{name}.{k}"] = _shape(v) if deep else (id(v),)
+            key = f"{name}.{k}"
+            fp[key] = _shape(v) if deep and key not in CACHES else (id(v),)
     return fp
 
 

@@ -1,5 +1,7 @@
-"""The trusted pass's record of what each call of the student's code gave back
-(``Tape``), and how a forged record shows in the judge (``TapeMismatch``)."""
+"""The trusted pass's record of what each call of the student's code gave back: written
+beside the student's code (``Tape``, in ``labgrader.student``), asked for call by call by
+the judge (``Remote``, in ``labgrader.trusted``), and how a forged record shows there
+(``TapeMismatch``)."""
 from __future__ import annotations
 
 from labsupport.exercises.guard import Tampered, watched as run_watched
@@ -12,38 +14,24 @@ class TapeMismatch(AssertionError):
 
 
 class Tape:
-    """The trusted pass's record of what each call of the student's code gave back.
+    """The record of what each call of the student's code gave back, in the student
+    process (``labgrader.student``).
 
-    Beside the student's code (``Tape()``) a call runs, and its outcome — a value or an
-    exception — is written with ``wire.encode``; the check goes on with the decoded copy.
-    A value of any other type than the record holds (``wire.NotPlain``) makes the call
-    fail. In the judge (``Tape(records)``) nothing runs: the check gets the recorded outcomes
-    back, in order. So the check decides in a process where no student code ever ran, on
-    plain values; a record that does not fit the check (one forged, cut or padded) is a
-    ``TapeMismatch``. A call inside a recorded call (a lab driver calling the student's
-    function) runs as part of the outer one. ``armed``: recording starts with the test cell."""
+    A call runs, and its outcome — a value or an exception — is written with
+    ``wire.encode`` while the watch is still on; the call goes on with the decoded copy. A
+    value of any other type than the record holds (``wire.NotPlain``) makes the call fail.
+    The judge reads the records one by one (``Remote``, ``outcome``) and decides there. A
+    call inside a recorded call (a lab driver calling the student's function) runs as part
+    of the outer one. ``armed``: recording starts once the answer cell has run."""
 
-    def __init__(self, records: list | None = None):
-        self.replaying = records is not None
-        self.records: list = [] if records is None else list(records)
-        self.armed = self.replaying
-        self._next = 0
+    remote = False  # the call runs here (``Remote``: in the student process)
+
+    def __init__(self):
+        self.records: list = []
+        self.armed = False
         self._depth = 0
 
-    def call(self, ex: str, fn, args: tuple, kw: dict, watched: bool = True):
-        if self.replaying:
-            if self._next >= len(self.records):
-                raise TapeMismatch(f"{ex}: the record holds fewer calls than the check makes")
-            rec = self.records[self._next]
-            self._next += 1
-            if type(rec) is not list or len(rec) != 3 or rec[0] != ex or rec[1] not in ("return", "raise"):
-                raise TapeMismatch(f"{ex}: call {self._next} of the record does not fit the check")
-            value = wire.decode(rec[2])
-            if rec[1] == "raise":
-                if not isinstance(value, BaseException):
-                    raise TapeMismatch(f"{ex}: call {self._next} raised a non-exception")
-                raise value
-            return value
+    def call(self, ex: str, fn, args: tuple, kw: dict, watched: bool = True, bounded: bool = False):
         if self._depth:
             return run_watched(ex, fn, args, kw)
 
@@ -66,6 +54,55 @@ class Tape:
             raise out
         return out
 
-    def finished(self) -> bool:
-        """In the judge: every recorded call was asked for."""
-        return self._next == len(self.records)
+
+def outcome(ex: str, rec, n: int):
+    """A recorded call (``[ex, "return" | "raise", wire data]``, the ``n``-th) as the check
+    gets it: the value returned, or the exception raised; ``TapeMismatch`` on anything else."""
+    if type(rec) is not list or len(rec) != 3 or rec[0] != ex or rec[1] not in ("return", "raise"):
+        raise TapeMismatch(f"{ex}: call {n} of the record does not fit the check")
+    value = wire.decode(rec[2])
+    if rec[1] == "raise":
+        if not isinstance(value, BaseException):
+            raise TapeMismatch(f"{ex}: call {n} raised a non-exception")
+        raise value
+    return value
+
+
+class Remote:
+    """In the judge (``tape.remote``; ``guard.bounded`` sends its calls here too): each call the check makes of the student's code (``guard.student``,
+    ``bounded``, ``driver``) is sent to the student process and its recorded outcome read
+    back (``ask``: request -> record, or ``Stop``). The request names the student's
+    objects by name (``names``: id of the judge's stand-in -> name), everything else goes as
+    it is (``cloudpickle``: the check's own values, lambdas, the lab's functions by module
+    and name); the answer is only ever a record, decoded with ``wire`` (``outcome``). On a
+    hidden case (``hidden``) the record is ``scrub``bed first: no text the student's code
+    made reaches a verdict."""
+
+    remote = True
+    armed = True
+
+    def __init__(self, ask, names: dict, scrub=None):
+        self.ask, self.names, self.scrub = ask, names, scrub
+        self.hidden = False
+        self.calls = 0
+
+    def request(self, ex: str, mode: str, fn, args: tuple, kw: dict) -> bytes:
+        import io
+
+        import cloudpickle
+        names = self.names
+
+        class Pickler(cloudpickle.Pickler):
+            def persistent_id(self, obj):
+                return names.get(id(obj))
+        buf = io.BytesIO()
+        Pickler(buf, protocol=5).dump((ex, mode, fn, tuple(args), dict(kw)))
+        return buf.getvalue()
+
+    def call(self, ex: str, fn, args: tuple, kw: dict, watched: bool = True, bounded: bool = False):
+        mode = "bounded" if bounded else ("student" if watched else "driver")
+        rec = self.ask(self.request(ex, mode, fn, args, kw))
+        self.calls += 1
+        if self.hidden and self.scrub is not None:
+            rec = self.scrub(rec)
+        return outcome(ex, rec, self.calls)

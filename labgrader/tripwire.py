@@ -69,8 +69,15 @@ def reference_codes(ex: str) -> dict:
             obj = _loaded(name)
             if obj is not None:
                 _codes(obj, ref, out)
-    shaped = {code_shape(code): ref for code, ref in out.items() if not _nested(code)}
+    shaped = {code_digest(code): ref for code, ref in out.items() if not _nested(code)}
     return {**out, **shaped}
+
+
+def reference_digests(ex: str) -> dict[str, str]:
+    """``code_digest`` of each function of ``ex``'s loaded references -> reference name: what
+    the student process's tripwire looks for (a copy of a reference's code, by its shape),
+    with no reference in its memory."""
+    return {k: v for k, v in reference_codes(ex).items() if type(k) is str}
 
 
 def _nested(code: types.CodeType) -> bool:
@@ -95,15 +102,23 @@ def code_shape(code: types.CodeType) -> tuple:
             code.co_flags, code.co_code, consts, code.co_names, code.co_varnames)
 
 
+def code_digest(code: types.CodeType) -> str:
+    """``code_shape`` as a short hex string (it travels to the student process)."""
+    import hashlib
+    return hashlib.sha256(repr(code_shape(code)).encode()).hexdigest()[:32]
+
+
 class Tripwire:
     """The trusted pass's watch (inside the checks' context's ``watch``): while the
     student's code runs for ``ex``, every Python call is looked up among ``ex``'s reference code objects; a hit is kept
     in ``hits`` as ``(ex, reference)`` and handed to ``on_hit(ex, reference)`` at once,
     before the student's code goes on (the trusted pass writes it to the judge then)."""
 
-    def __init__(self, on_hit: Callable[[str, str], None] | None = None):
+    def __init__(self, on_hit: Callable[[str, str], None] | None = None,
+                 codes: Callable[[str], dict] | None = None):
         self.hits: list[tuple[str, str]] = []
         self.on_hit = on_hit
+        self.codes = codes or reference_codes  # ex -> {code object or code_digest: reference}
         self._codes: dict[tuple[str, int], dict] = {}  # (ex, modules loaded) -> its codes
         self.thread_tracer = None  # while armed: the tracer a new thread starts with
 
@@ -125,7 +140,7 @@ class Tripwire:
     def __call__(self, ex: str):
         key = (ex, len(sys.modules))  # computed again only when a module was imported
         if key not in self._codes:
-            self._codes[key] = reference_codes(ex)
+            self._codes[key] = self.codes(ex)
         codes = self._codes[key]
         if not codes:
             yield
@@ -137,7 +152,7 @@ class Tripwire:
             code = frame.f_code
             ref = memo.get(code, _UNSEEN)
             if ref is _UNSEEN:
-                ref = memo[code] = codes.get(code) or (None if _nested(code) else codes.get(code_shape(code)))
+                ref = memo[code] = codes.get(code) or (None if _nested(code) else codes.get(code_digest(code)))
             if ref is not None and (ex, ref) not in hits:
                 hits.append((ex, ref))
                 if self.on_hit is not None:

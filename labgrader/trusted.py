@@ -1,50 +1,46 @@
-"""The trusted grading pass: each answer cell alone, against checks it cannot replace, judged
-in a process where no student code ever ran.
+"""The trusted grading pass: each answer cell alone, against checks it cannot replace,
+judged in a process where no student code ever runs.
 
-``run_items(items)`` starts one helper process (``python -m labgrader.trusted``,
-JSON on stdin and stdout). It imports the check modules, then forks one child per item:
-the child binds the genuine ``check_*`` functions, arms the reference tripwire
-(``tripwire.Tripwire``: the lab's own implementation of the exercise must not
-run while the student's code does; a hit is written to the helper the moment it happens)
-and an audit hook (tracing switched off), fingerprints the grading machinery, runs the
-student's answer cell alone (as ``tests/adapters.py`` does), then the item's test cell with
-the genuine checks, and compares the fingerprint again (and, cheaply, after every call of
-the student's code: ``fingerprint.Watch``). The child does not decide: every call of the student's
-code is recorded as plain values (``tape.Tape``, ``wire``) and the record goes
-to the helper as one JSON frame; the helper runs the test cell again on that record
-(``judge``) and its verdict is the item's. A child that writes anything else on its pipe,
-two records, or a record that does not fit the check is "tampered"; the helper never
-unpickles or imports what a child wrote. The items' hidden keys (never the run's seed:
-``seed.hidden_keys``) are pinned in the checks' context (``guard.CONTEXT``, ``keys``) before any child forks (``_pin_keys``). For an item whose content is judged against a
-grader-only key (``Item.target``), the judge hands back the answer as a plain value; the
-key itself never enters a process that ran student code (``pipeline.TrustedChecks`` judges
-it). The child's stdout and stderr go nowhere; a child that hangs is killed at the timeout,
-one that dies (``os._exit``) before its record fails its item. Python cannot sandbox code
-in its own process: ``labgrader.audit`` flags the ways around this for a trainer.
+``run_items(items)`` starts one judge process (``python -P -m labgrader.trusted``, JSON on
+stdin and stdout, in the grading box). The judge imports the genuine checks, pins the
+items' hidden keys (never the run's seed: ``seed.hidden_keys``) and starts the student
+process (``StudentProcess``: ``labgrader.student``, exec'd fresh, so none of the judge's
+memory is in it). Per item, the student process forks a child that imports the lab from a
+package view where the item's references are stubs (``view``), runs the answer cell under
+seccomp and the tripwire, and then only answers: the judge runs the test cell (``judge``),
+and each call the check makes of the student's code (``guard.student``, ``bounded``,
+``driver``) is sent to the child (``tape.Remote``) and its recorded outcome read back as
+plain values (``wire``). The cases, the expected values and the keys never leave the judge;
+the child's frames are JSON, read strictly (``_Channel``), never unpickled. A stub called, a
+tracing switched off, a changed grading machinery, the step limit, a new process (the
+kernel's filter kills the child) end the item at once. For an item whose content is judged
+against a grader-only key (``Item.target``), the judge hands back the answer as a plain
+value; the key itself stays in ``pipeline.TrustedChecks``.
 """
 from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import importlib
 import inspect
 import json
-import multiprocessing as mp
+import pickle
 import os
 import re
 import select
+import signal
+import socket
 import struct
 import subprocess
 import sys
 import time
 import types
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
-from labsupport.exercises.guard import Tampered
-
 from . import syscalls
-from .fingerprint import Watch, changed, fingerprint
 
 
 @dataclass(frozen=True)
@@ -67,20 +63,11 @@ def _python(source: str) -> str:
     return "\n".join("" if re.match(r"\s*[%!]", line) else line for line in source.splitlines())
 
 
-def _exec(source: str, ns: dict, name: str) -> None:
+def run_cell(source: str, ns: dict, name: str) -> None:
     code = compile(_python(source), name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     result = eval(code, ns)  # noqa: S307 - the code under grading, in a throw-away child
     if inspect.iscoroutine(result):
         asyncio.run(result)
-
-
-def _send(fd: int, message: dict) -> None:
-    """One frame on the result pipe: 4-byte length, then JSON (never pickle: the reader
-    is the judge, and the bytes come from a process where a student's code ran)."""
-    data = json.dumps(message, allow_nan=False).encode()
-    data = struct.pack("!I", len(data)) + data
-    while data:
-        data = data[os.write(fd, data):]
 
 
 def test_names(test: str) -> list[str]:
@@ -92,87 +79,6 @@ def test_names(test: str) -> list[str]:
         return []
     return sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
                    and isinstance(n.ctx, ast.Load)})
-
-
-def _child(item: Item, fd: int) -> None:
-    """In the forked child: genuine checks bound first, then the student's cell, then the
-    test, recording what each call of the student's code gave back (``tape.Tape``); the
-    record goes to the judge, which decides."""
-    null = os.open(os.devnull, os.O_RDWR)
-    for n in (0, 1, 2):
-        os.dup2(null, n)
-    from labsupport.exercises import guard
-    from labsupport.exercises.plain import describe_error
-    from . import tripwire, wire
-    from .tape import Tape
-    answer_id = item.grade_id.removesuffix("_test")
-    genuine = _genuine_checks()
-    wire_ = tripwire.Tripwire(on_hit=lambda ex, ref: _send(fd, {"kind": "hit", "ex": ex, "ref": ref}))
-    tape, watch = Tape(), Watch(wire_, check_module(answer_id))
-    guard.set_grading(tape=tape, watch=watch, on_limit=lambda message: (
-        _send(fd, {"kind": "limit", "message": message}), os._exit(0)))
-    watch.start()
-    syscalls.load(fd)  # from here on the kernel stops a new process or a moved channel
-    _guard_tracing(fd, guard, tripwire)
-    wire_.cover_raw_threads()
-    before = fingerprint()
-    ns: dict = {"__name__": "__main__"}
-    status, message = "pass", ""
-    try:
-        with wire_(answer_id):  # the cell is the student's code too: no reference runs in it
-            _exec(item.answer, ns, f"<{answer_id}>")
-        touched = changed(before, fingerprint())
-        if touched:
-            raise Tampered("changes the grading machinery: " + ", ".join(touched[:5]))
-        ns.update(genuine)  # whatever the cell bound to these names, the test calls the checks
-        tape.armed = True
-        _exec(item.test, ns, f"<{item.grade_id}>")
-        touched = watch.touched or changed(before, fingerprint())
-        if touched:
-            raise Tampered("changes the grading machinery: " + ", ".join(touched[:5]))
-    except Tampered as t:  # not an Exception: a check's ``except Exception`` lets it by
-        status, message = "tampered", str(t.args[0] if t.args else "")
-    except BaseException as exc:  # noqa: BLE001 - the judge replays it and says why
-        status, message = "fail", describe_error(exc)[:500]
-    names = {n: wire.encode(ns[n]) for n in {*test_names(item.test), item.target or ""}
-             if n in ns and n not in genuine}
-    _send(fd, {"kind": "done", "status": status, "message": message, "tape": tape.records,
-               "names": names})
-    os._exit(0)
-
-
-FOREIGN = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle",
-                     "ctypes.call_function", "ctypes.cdata", "ctypes.addressof",
-                     "ctypes.string_at", "ctypes.wstring_at"})  # foreign calls, raw memory
-
-
-def _guard_tracing(fd: int, guard, tripwire) -> None:
-    """An audit hook (it cannot be removed): ``sys.settrace`` or ``sys.setprofile`` called
-    from anywhere but the tripwire, the step limit and a new thread's start (the calls that
-    put the tripwire's tracer in place) switches the tripwire off, so the judge hears of it
-    at once and the item is marked as tampering. A foreign-function call or raw memory
-    access (``ctypes``: ``FOREIGN``) is refused (the hook raises before it happens) and
-    marks the item too. (New processes: ``syscalls``, enforced by the kernel.)"""
-    import threading
-    allowed = {tripwire.Tripwire.__call__.__wrapped__.__code__, guard.bounded.__code__,
-               threading.Thread._bootstrap_inner.__code__, tripwire._run_traced.__code__}
-    getframe, told = sys._getframe, []
-
-    def hook(event: str, args) -> None:
-        if event in FOREIGN:
-            try:
-                if not told:
-                    told.append(event)
-                    _send(fd, {"kind": "tamper", "what": f"a foreign-function call ({event})"})
-            finally:
-                raise Tampered(f"{event}: foreign-function calls are not allowed while grading")
-        if event not in ("sys.settrace", "sys.setprofile") or told:
-            return
-        caller = getframe(1)
-        if caller.f_code not in allowed:
-            told.append(event)
-            _send(fd, {"kind": "tamper", "what": f"{event}() switched the grader's tracing off"})
-    sys.addaudithook(hook)
 
 
 def _genuine_checks() -> dict:
@@ -213,36 +119,131 @@ def _scrubbed(data):
     return {k: _scrubbed(v) for k, v in data.items()}
 
 
-def judge(item: Item, done: dict, genuine: dict) -> tuple[str, str, object]:
-    """In the helper, where no student code ever ran: the item's test cell again, with the
-    genuine checks and the student's calls read back from the child's record. The verdict
-    comes from here, never from the child: (status, message, keyed answer)."""
+class _Channel:
+    """The judge's end of one item's channel: frames from the student process (JSON only,
+    ``MAX_RECORD`` at most), each read by its deadline."""
+
+    def __init__(self, sock, deadline: float, timeout_s: float):
+        self.fd, self.deadline, self.timeout_s = sock.fileno(), deadline, timeout_s
+        self.buf = bytearray()
+
+    def send(self, data: bytes) -> None:
+        from .student import send_bytes
+        try:
+            send_bytes(self.fd, data)
+        except OSError:
+            raise Stop("died", "") from None
+
+    def _fill(self, n: int) -> None:
+        while len(self.buf) < n:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise Stop("fail", f"did not finish within {self.timeout_s:g} s")
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 1 << 16)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    raise Stop("died", "")
+                self.buf += chunk
+
+    def frame(self) -> dict:
+        """The next message; ``Stop`` for one that ends the item (a reference called, the
+        machinery changed, the step limit) or is not the grader's."""
+        self._fill(4)
+        (n,) = struct.unpack("!I", self.buf[:4])
+        if n > MAX_RECORD:
+            raise Stop("tampered", "wrote something other than the grader's record on its channel")
+        self._fill(4 + n)
+        body, self.buf = bytes(self.buf[4:4 + n]), self.buf[4 + n:]
+        try:
+            msg = json.loads(body)
+        except (ValueError, RecursionError):
+            msg = None
+        if type(msg) is not dict:
+            raise Stop("tampered", "wrote something other than the grader's record on its channel")
+        kind = msg.get("kind")
+        if kind == "hit":  # sent the moment the reference was reached
+            raise Stop("reference", ("the lab's own implementation ran while your code did: "
+                                     + str(msg.get("ref")))[:400])
+        if kind == "tamper":
+            raise Stop("tampered", str(msg.get("what"))[:500])
+        if kind == "limit":  # the step limit ended the call at once
+            raise Stop("fail", ("TooManySteps: " + str(msg.get("message")))[:500])
+        if kind == "error":
+            raise Stop("error", str(msg.get("what"))[:500])
+        return msg
+
+    def expect(self, kind: str) -> dict:
+        msg = self.frame()
+        if msg.get("kind") != kind:
+            raise Stop("tampered", "wrote something other than the grader's record on its channel")
+        return msg
+
+    def ask(self, request: bytes):
+        """``tape.Remote``'s ``ask``: one call, its record."""
+        self.send(request)
+        return self.expect("call").get("record")
+
+
+def _stand_ins(encoded: dict) -> tuple[dict, dict]:
+    """The answer cell's names as the judge sees them: plain values decoded; the student's
+    functions, classes and other objects as stand-ins of their own (a name, never their
+    code), each known by id, so a request names the real one in the student process
+    (``tape.Remote``). (values, id of a stand-in -> name)."""
+    from . import wire
+    values, ids = {}, {}
+    for name, data in encoded.items():
+        name = str(name)
+        tag = next(iter(data), None) if type(data) is dict and len(data) == 1 else None
+        if tag == "fn":
+            value = types.FunctionType(wire._stand_in_function.__code__, {}, name[:80])
+        elif tag == "cls":
+            value = type(str(data["cls"])[:80] or "Class", (), {})
+        else:
+            value = wire.decode(data)
+            if tag != "o":
+                values[name] = value
+                continue
+        values[name], ids[id(value)] = value, name
+    return values, ids
+
+
+def judge(item: Item, chan: _Channel, genuine: dict) -> tuple[str, str, object]:
+    """In the judge, where no student code ever runs: the item's test cell, with the genuine
+    checks, each call of the student's code made in the student process over ``chan``
+    (``tape.Remote``). Its pass or fail is the item's: (status, message, keyed answer)."""
     from labsupport.exercises import guard
     from labsupport.exercises.plain import describe_error, plain
     from . import wire
-    from .tape import Tape, TapeMismatch
+    from .tape import Remote, TapeMismatch
     answer_id = item.grade_id.removesuffix("_test")
+    answered = chan.expect("answered")
     try:
-        names = {str(k): wire.decode(v) for k, v in dict(done["names"]).items()}
-        tape = Tape(list(done["tape"]))
+        names, ids = _stand_ins(dict(answered["names"]))
     except (wire.WireError, TypeError, ValueError, KeyError, RecursionError, MemoryError) as err:
         return "tampered", f"its record cannot be read ({type(err).__name__})", None
+    remote = Remote(chan.ask, ids, scrub=_scrubbed)
     ns = {"__name__": "__main__", **{k: v for k, v in names.items() if k not in genuine}, **genuine}
     hidden = False
-    with guard.grading(tape=tape, watch=None):
+    with guard.grading(tape=remote, watch=None):
         try:
             for hidden, part in _phases(item.test):
-                if hidden:  # from here on, what the student's code raised carries no text of its own
-                    tape.records = [_scrubbed(r) for r in tape.records]
-                _exec(part, ns, f"<{item.grade_id}>")
-            if not tape.finished():
-                raise TapeMismatch(f"{answer_id}: the record holds more calls than the check makes")
-        except TapeMismatch as err:
+                remote.hidden = hidden  # from here on, what the student's code raised carries no text of its own
+                run_cell(part, ns, f"<{item.grade_id}>")
+            status, message = "pass", ""
+        except Stop:
+            raise
+        except (TapeMismatch, wire.WireError) as err:
             return "tampered", f"its record does not fit the check ({err})", None
         except BaseException as exc:  # noqa: BLE001 - the check's verdict on the student's answers
-            return "fail", describe_error(exc)[:500] + (HIDDEN_NOTE if hidden else ""), None
-    if item.target is None:
-        return "pass", "", None
+            status, message = "fail", describe_error(exc)[:500] + (HIDDEN_NOTE if hidden else "")
+    chan.send(pickle.dumps("end"))
+    chan.expect("done")  # a reference or a change it made after its last answer still shows
+    if status != "pass" or item.target is None:
+        return status, message, None
     try:
         value = plain(answer_id, names.get(item.target), f"your answer {item.target}")
     except AssertionError as err:
@@ -305,104 +306,112 @@ def _pin_keys(keys: dict) -> None:
 MAX_RECORD = 64 << 20  # bytes one child may hand back
 
 
-def _frames(data: bytes) -> list | None:
-    """The JSON messages in ``data`` (length-prefixed), or None if it is not only those."""
-    out, at = [], 0
-    while at < len(data):
-        if len(data) - at < 4:
-            return None
-        (n,) = struct.unpack("!I", data[at:at + 4])
-        body = data[at + 4:at + 4 + n]
-        if len(body) != n:
-            return None
+class Stop(BaseException):
+    """The student process ended the item: ``(status, message)`` ("died": see its exit
+    code). Not an Exception: no check's ``except Exception`` holds it."""
+
+
+HEAVY = ("numpy", "torch", "transformers", "matplotlib")  # what the student process imports once
+
+
+class StudentProcess:
+    """The judge's side of ``labgrader.student``: started once (``start``), one child per
+    item (``grade``), each on a channel of its own."""
+
+    def __init__(self):
+        import tempfile
+        env = {k: v for k, v in os.environ.items() if k not in ("LAB_GRADER_SEED", "LAB_HIDDEN_KEYS", "LAB_KEYS_DIR")}
+        self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.err = tempfile.TemporaryFile()
+        self.views = tempfile.mkdtemp(prefix="lab-views-")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-P", "-m", "labgrader.student", str(theirs.fileno())],
+            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=self.err, env=env, cwd=self.views)
+        theirs.close()
+        self.ctl.settimeout(120)
         try:
-            msg = json.loads(body)
-        except (ValueError, RecursionError):
-            return None
-        if type(msg) is not dict:
-            return None
-        out.append(msg)
-        at += 4 + n
-    return out
+            self.ctl.sendall(json.dumps({"preimport": [m for m in HEAVY if m in sys.modules]}).encode())
+            ready = self.ctl.recv(1 << 16)
+        except OSError:
+            ready = b""
+        if ready != json.dumps({"kind": "ready"}).encode():
+            self.err.seek(0)
+            raise GradingEnvironmentError(
+                "the trusted pass's student process could not start: "
+                + (self.err.read().decode(errors="replace").strip()[-600:] or "no output"))
 
+    def grade(self, item: Item, timeout_s: float, genuine: dict) -> tuple[str, str, object]:
+        import pickle
 
-def _collect(fd: int, proc, timeout_s: float) -> tuple[bytes, bool]:
-    """Everything the child writes on its pipe until it closes (or the child is gone and
-    the pipe is quiet); (bytes, timed out)."""
-    buf, deadline = bytearray(), time.monotonic() + timeout_s
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return bytes(buf), True
-        ready, _, _ = select.select([fd], [], [], min(left, 0.2))
-        if ready:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                return bytes(buf), False
-            if len(buf) + len(chunk) > MAX_RECORD:
-                return bytes(buf + chunk[:1]), False
-            buf += chunk
-        elif not proc.is_alive():  # exited; a process it left may hold the pipe open
-            return bytes(buf), False
+        from . import tripwire, view
+        from labsupport.paths import DATA, SHARED_DATA
 
+        from .references import ROOT
+        answer_id = item.grade_id.removesuffix("_test")
+        mine, theirs = socket.socketpair()
+        socket.send_fds(self.ctl, [b"item"], [theirs.fileno()])
+        theirs.close()
+        pid = int(json.loads(self.ctl.recv(1 << 16))["pid"])
+        chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s)
+        job = {"ex": answer_id, "answer": item.answer, "check": check_module(answer_id),
+               "names": sorted({*test_names(item.test), item.target or ""} - {""}),
+               "imports": [check_module(answer_id), *imported_modules(item.answer),
+                           *imported_modules(item.test)],
+               "view": str(view.build(answer_id, Path(self.views))), "genuine": str(ROOT),
+               "env": {"LAB_DATA": str(DATA), "LAB_SHARED_DATA": str(SHARED_DATA)},
+               "digests": tripwire.reference_digests(answer_id)}
+        try:
+            chan.send(pickle.dumps(job))
+            verdict = judge(item, chan, genuine)
+        except Stop as stop:
+            verdict = (*stop.args, None)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            mine.close()
+            exitcode = json.loads(self.ctl.recv(1 << 16))["exit"]
+        status, message, answer = verdict
+        if status == "died":
+            if syscalls.broke_rules(exitcode):  # the kernel's seccomp filter ended it
+                return "tampered", ("started a new process (fork, spawn, exec) or moved the "
+                                    "grader's result channel: the system stopped it"), None
+            return "fail", f"its process died (exit code {exitcode})", None
+        if status == "error":
+            raise GradingEnvironmentError(f"the trusted pass's student process: {message}")
+        return status, message, answer
 
-def _verdict(item: Item, data: bytes, timed_out: bool, exitcode, timeout_s: float,
-             genuine: dict) -> tuple[str, str, object]:
-    msgs = _frames(data) if len(data) <= MAX_RECORD else None
-    if msgs is None:
-        return "tampered", "wrote something other than the grader's record on its result pipe", None
-    done = [m for m in msgs if m.get("kind") == "done"]
-    tamper = [str(m.get("what")) for m in msgs if m.get("kind") == "tamper"]
-    if tamper:  # sent the moment it happened
-        return "tampered", tamper[0][:500], None
-    hits = sorted({str(m.get("ref")) for m in msgs if m.get("kind") == "hit"})
-    if hits:  # sent the moment the reference ran, before the student's code went on
-        return "reference", ("the lab's own implementation ran while your code did: "
-                             + ", ".join(hits))[:400], None
-    if syscalls.broke_rules(exitcode):  # the kernel's seccomp filter ended it
-        return "tampered", ("started a new process (fork, spawn, exec) or moved the grader's "
-                            "result channel: the system stopped it"), None
-    limit = [str(m.get("message")) for m in msgs if m.get("kind") == "limit"]
-    if limit:  # the step limit ended the child at once
-        return "fail", ("TooManySteps: " + limit[0])[:500], None
-    if len(done) > 1:
-        return "tampered", "handed back more than one result", None
-    if timed_out:  # a record and then a hang: the record was not the grader's last word
-        return "fail", f"did not finish within {timeout_s:g} s", None
-    if not done:
-        return "fail", f"its process died (exit code {exitcode})", None
-    if done[0].get("status") == "tampered":
-        return "tampered", str(done[0].get("message"))[:500], None
-    return judge(item, done[0], genuine)
+    def close(self) -> None:
+        import shutil
+        self.ctl.close()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.err.close()
+        shutil.rmtree(self.views, ignore_errors=True)
 
 
 def _serve(items: list[Item], timeout_s: float, keys: dict | None = None) -> dict[str, tuple]:
-    """In the helper process: import the checks once, one child per item, and judge each
-    child's record here (hidden cases from ``keys``: exercise id -> key)."""
-    syscalls.prepare()  # looks up its libraries with ldconfig: before any child
+    """In the judge: import the checks once, start the student process, and grade each item
+    (hidden cases from ``keys``: exercise id -> key)."""
     preimport(items)
     _pin_keys(keys or {})
     genuine = _genuine_checks()
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    student = StudentProcess()
     out = {}
-    for item in items:
-        rfd, wfd = os.pipe()
-        proc = ctx.Process(target=_child, args=(item, wfd), daemon=True)
-        proc.start()
-        os.close(wfd)
-        data, timed_out = _collect(rfd, proc, timeout_s)
-        os.close(rfd)
-        if proc.is_alive():
-            proc.kill()
-        proc.join(5)
-        if proc.is_alive():
-            proc.kill()
-            proc.join()
-        try:
-            status, message, answer = _verdict(item, data, timed_out, proc.exitcode, timeout_s, genuine)
-        except Exception as err:  # noqa: BLE001 - one item's record never stops the others
-            status, message, answer = "tampered", f"its record broke the judge ({type(err).__name__})", None
-        out[item.grade_id] = (status, message, answer if type(answer) in (str, bool, int, float) else None)
+    try:
+        for item in items:
+            try:
+                status, message, answer = student.grade(item, timeout_s, genuine)
+            except GradingEnvironmentError:
+                raise
+            except Exception as err:  # noqa: BLE001 - one item's record never stops the others
+                status, message, answer = "tampered", f"its record broke the judge ({type(err).__name__})", None
+            out[item.grade_id] = (status, message, answer if type(answer) in (str, bool, int, float) else None)
+    finally:
+        student.close()
     return out
 
 

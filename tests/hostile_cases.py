@@ -12,6 +12,7 @@ HOSTILE = Path(__file__).parent / "grading" / "hostile"
 REDTEAM = HOSTILE / "redteam"  # later attacks (see its README); those below attack the sandbox
 JUDGE = HOSTILE / "judge"  # attacks on who decides a score (see its README)
 REDTEAM3 = HOSTILE / "redteam3"  # the third red team, against the grader package (its README)
+VIEWS = HOSTILE / "views"  # attacks on the student process and its package view (its README)
 SANDBOX_ONLY = {"key_scan", "escape_probe"}
 DEFAULT_TARGET = "kc08_01"  # the knowledge check's first item
 NEXT_CELL = "# --- next cell ---"
@@ -28,6 +29,7 @@ class Case:
     target: str              # the answer cell it replaces
     metadata: str | None     # None, "drop", "locked" or "duplicate"
     cells: tuple[str, ...]   # the source(s) of the cell(s) it submits
+    folder: str = ""         # the folder it lies in: hostile, redteam, judge, redteam3, views
 
     @property
     def source(self) -> str:
@@ -49,13 +51,13 @@ def case(path: Path) -> Case:
             directives[m.group(1)] = m.group(2)
     cells = tuple(part.strip("\n") for part in text.split(NEXT_CELL))
     return Case(path.stem, lines[0].lstrip("# ").strip(), directives.get("target", DEFAULT_TARGET),
-                directives.get("metadata"), cells)
+                directives.get("metadata"), cells, path.parent.name)
 
 
 def cases() -> list[Case]:
     red = [p for p in sorted(REDTEAM.glob("*.py")) if p.stem not in SANDBOX_ONLY]
     return [case(p) for p in sorted(HOSTILE.glob("*.py")) + red + sorted(JUDGE.glob("*.py"))
-            + sorted(REDTEAM3.glob("*.py"))]
+            + sorted(REDTEAM3.glob("*.py")) + sorted(VIEWS.glob("*.py"))]
 
 
 def submission(release_nb, c: Case, others: dict[str, str]):

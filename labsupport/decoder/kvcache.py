@@ -32,8 +32,10 @@ class KVBudgetExceeded(RuntimeError):
 
 def block_hash(parent: int | None, tokens) -> int:
     """Name of a full block: its tokens chained to the name of the block before it
-    (``None`` for the first block). Python's hash of a tuple of ints is deterministic."""
-    return hash((parent, tuple(tokens)))
+    (``None`` for the first block). Python's hash of a tuple of ints is the same in every
+    process (``hash(None)`` is not before Python 3.12: the first block chains to -1, a
+    value no hash takes)."""
+    return hash((-1 if parent is None else parent, tuple(tokens)))
 
 
 def slot_mapping(block_table: list[int], block_size: int, start: int, stop: int) -> list[int]:

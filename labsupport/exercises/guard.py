@@ -43,6 +43,8 @@ class GradingContext:
     #                            call of the student's code (the reference tripwire)
     on_limit: Callable[[str], None] | None = None  # ``on_limit(message)``: the step limit was
     #                            hit; ends the item as failed at once
+    on_reference: Callable[[str], None] | None = None  # ``on_reference(ref)``: the student's
+    #                            code called a stub of the lab's implementation (``unavailable``)
 
 
 CONTEXT = GradingContext()
@@ -118,10 +120,9 @@ def require_callable(ex: str, obj, name: str) -> None:
 
 def student(ex: str, fn, *args, **kw):
     """``fn(*args, **kw)``: the student's code, called by ``ex``'s check. Every check calls
-    the student's function or class through here: in the trusted pass the lab's own
-    implementations of ``ex`` are watched exactly while the student's code runs
-    (``CONTEXT.watch``), and what the call gave back is recorded for the judge, or read back
-    from the record in the judge (``CONTEXT.tape``)."""
+    the student's function or class through here: in the trusted pass the judge sends the
+    call to the student process (``CONTEXT.tape``: ``labgrader.tape.Remote``), where it runs
+    watched (``CONTEXT.watch``) and what it gave back is recorded for the judge."""
     tape = CONTEXT.tape
     if tape is not None and tape.armed:
         return tape.call(ex, fn, args, kw)
@@ -148,6 +149,21 @@ def watched(ex: str, fn, args: tuple, kw: dict):
         return fn(*args, **kw)
 
 
+class NotAvailable(RuntimeError):
+    """A stub of the lab's own implementation was called: in the trusted pass's student
+    process it is not there while its exercise is graded (``labgrader.view``)."""
+
+
+def unavailable(ref: str) -> NotAvailable:
+    """What a stub raises (``labgrader.view`` writes ``raise guard.unavailable(ref)`` as the
+    body of each reference there); the judge hears of the call first
+    (``CONTEXT.on_reference``)."""
+    hook = CONTEXT.on_reference
+    if hook is not None:
+        hook(ref)
+    return NotAvailable(f"{ref}: not available while this exercise is graded")
+
+
 class Tampered(BaseException):
     """The student's code changed what a check or a driver relies on (the grading
     machinery, a rule a driver plugged in): the item is marked, not just failed. Not an
@@ -162,8 +178,8 @@ def bounded(ex: str, fn, *args, **kw):
     on after that)."""
     ctx = CONTEXT
     tape, on_limit = ctx.tape, ctx.on_limit
-    if tape is not None and tape.replaying:  # the judge: nothing of the student's runs
-        return student(ex, fn, *args, **kw)
+    if tape is not None and tape.remote:  # the judge: the call runs in the student process,
+        return tape.call(ex, fn, args, kw, bounded=True)  # under the step limit there
     steps = 0
 
     def tracer(frame, event, arg):

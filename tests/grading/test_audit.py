@@ -24,7 +24,9 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/redteam3: written to pass the audit (operator.attrgetter on the lab's
                # package, a string that names nothing); the run-time defences are what is tested
                "tracer_hash", "gc_window", "cwd_shadow", "kc_bag", "context_setattr",
-               "home_poison"}
+               "home_poison",
+               # hostile/views: the student process's own descriptors and /proc, nothing of the lab
+               "proc_judge", "socket_redirect"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
@@ -143,15 +145,18 @@ def test_magics_become_plain_python():
     ("redteam/pipe_forge", "tampered"), ("redteam/source_copy", "reference"),
     ("redteam/source_shift", "reference"), ("redteam/trace_off", "tampered"),
     ("redteam/rawthread_ref", "reference"), ("redteam/rawthread_prefix", "reference"),
-    ("redteam/driver_swap", "tampered"), ("redteam/record_forge", "reference"),
+    ("redteam/driver_swap", "reference"), ("redteam/record_forge", "reference"),
     ("redteam/record_forge_quiet", "reference"), ("redteam/frame_bomb", "tampered"),
     ("redteam/nan_fit", "fail"), ("judge/numpy_item", "fail"),
     ("judge/numpy_forged_name", "fail"), ("judge/meta_eq", "fail"), ("judge/hidden_exc", "fail"),
     ("judge/seed_print", "fail"), ("judge/seed_print_guard", "fail"),
-    ("redteam3/context_setattr", "tampered"),
-    *[pytest.param(f"redteam3/{n}", "reference", marks=pytest.mark.xfail(
-        strict=True, reason="an open hole: the trusted pass says pass (see hostile/redteam3)"))
-      for n in ("tracer_hash", "gc_window")]])  # cwd_shadow, home_poison write files: box only
+    ("redteam3/context_setattr", "tampered"), ("redteam3/tracer_hash", "reference"),
+    ("redteam3/gc_window", "reference"),  # cwd_shadow, home_poison write files: box only
+    ("views/frame_globals", "fail"), ("views/frame_locals", "fail"),
+    ("views/frame_traceback", "fail"), ("views/frame_generator", "reference"),
+    ("views/genuine_source", "reference"), ("views/genuine_pyc", "fail"),
+    ("views/forge_frames", "tampered"), ("views/proc_judge", "fail"),
+    ("views/socket_redirect", "tampered")])
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     test = f"check_{case.target}({adapters.target_name(case.target)})" \

@@ -17,6 +17,8 @@ from labsupport.exercises.guard import GRADER_SEED_ENV
 from labgrader import Course, course_config, parallel, review
 
 ROOT = Path(__file__).resolve().parents[2]
+ONLY = "LAB_HOSTILE_ONLY"  # comma-separated folders or names: grade only those cases (a busy
+#                            machine's run in pieces); unset: every case
 # a hang guard, not a limit: the class takes ~4 min on a quiet 2-core machine, more on a busy one
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
@@ -28,6 +30,9 @@ def _nbg(cell) -> dict:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     cases = hostile_cases.cases()
+    if os.environ.get(ONLY):
+        parts = set(os.environ[ONLY].split(","))
+        cases = [c for c in cases if c.name in parts or c.folder in parts]
     wanted = {c.notebook_prefix for c in cases}
     root = tmp_path_factory.mktemp("hostile")
     sources = {}
@@ -99,25 +104,12 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-# hostile/redteam3 (see its README): attacks that still earn full marks unflagged through the
-# real pipeline; each stays visible as a strict xfail until the grader closes it
-HOLES = {
-    "tracer_hash": "the lab's bucket_of runs inside the tripwire's own tracer (a code constant's "
-                   "__hash__), where CPython traces nothing",
-    "gc_window": "the lab's bucket_of runs from a collector-run __del__, outside every watch; "
-                 "the hidden cases come from the pinned key through the check's own helpers",
-}
-
-
-def _case_param(name: str):
-    if name in HOLES:
-        return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=HOLES[name]))
-    return name
-
-
-@pytest.mark.parametrize("name", [_case_param(c.name) for c in hostile_cases.cases()])
+# every case of tests/grading/hostile, graded through the real pipeline
+@pytest.mark.parametrize("name", [c.name for c in hostile_cases.cases()])
 def test_attack_earns_nothing_or_is_flagged(graded, name):
     cases, rows, export, sources, _ = graded
+    if name not in cases:
+        pytest.skip(f"not graded in this run ({ONLY})")
     c = cases[name]
     flagged, grades, comments = rows[name]
     attacked = f"{c.target}_test"
@@ -140,21 +132,23 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
                     "custom_exc_result", "meta_eq", "hidden_exc", "seed_print",
                     "home_poison",  # hostile/redteam3: each box has its own home and /tmp
-                    "cwd_shadow"}  # redteam3: the judge runs with -P (its cwd not on sys.path);
-#                                   the child that waits to be reaped only times out
-# hostile/redteam3's open holes earn points unflagged: test_attack_earns_nothing_or_is_flagged
-# shows each as a strict xfail
+                    "cwd_shadow",  # redteam3: the judge runs with -P (its cwd not on sys.path);
+                    #                the child that waits to be reaped only times out
+                    # hostile/views: no check, expected value or key is in the student process
+                    "frame_globals", "frame_locals", "frame_traceback", "frame_generator",
+                    "proc_judge", "genuine_pyc"}  # views: no compiled reference in sight
 
 
 def test_which_attacks_are_flagged(graded):
     cases, rows, _, _, _ = graded
-    unflagged = {name for name in cases if not rows[name][0]} - set(HOLES)
+    unflagged = {name for name in cases if not rows[name][0]}
     print("scored 0 without a flag:", sorted(unflagged))
     assert unflagged <= EXPECT_UNFLAGGED, sorted(unflagged - EXPECT_UNFLAGGED)
-    for name in ("meta_dropped", "meta_duplicate"):
+    for name in {"meta_dropped", "meta_duplicate"} & set(cases):
         reason = rows[name][2].get(cases[name].target, "")
         assert "missing" in reason or "appears" in reason, (name, reason)
-    assert "lab's own implementation" in " ".join(rows["ref_runtime"][2].values())
+    if "ref_runtime" in cases:
+        assert "lab's own implementation" in " ".join(rows["ref_runtime"][2].values())
 
 
 def test_no_autograded_notebook_holds_the_seed(graded):

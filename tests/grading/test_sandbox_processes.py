@@ -89,7 +89,8 @@ def _test_source(ex_id: str) -> str:
     ("proc_fork_devnull", "tampered"), ("proc_fork_plain", "tampered"),
     ("proc_spawn", "tampered"), ("proc_subprocess", "tampered"),
     ("proc_multiprocessing", "tampered"), ("proc_ctypes_fork", "tampered"),
-    ("proc_ctypes_trace", "tampered"), ("proc_fd_redirect", "tampered"),
+    ("proc_ctypes_trace", "tampered"),
+    ("proc_fd_redirect", "reference"),  # the judge's channel is a socket: the stub's report arrives
     ("proc_thread_attrgetter", "reference"), ("proc_ref_by_path", "reference")])
 def test_trusted_pass_stops_processes_threads_and_foreign_calls(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")

@@ -1,15 +1,18 @@
 """The record the trusted pass hands its judge (``labgrader/wire.py``, ``labgrader/tape.py``): plain
 values survive the round trip exactly; a student's own objects come back as stand-ins that
 carry only their type's name and run none of their code; a forged record is refused; and the
-judge, replaying a record, reaches the same verdict as the check beside the student's code."""
+judge, asking the student process for each call (``Remote``), reaches the same verdict as the
+check beside the student's code."""
+import io
 import json
 import math
+import pickle
 
 import numpy as np
 import pytest
 
 from labgrader import wire
-from labgrader.tape import Tape, TapeMismatch
+from labgrader.tape import Remote, Tape, TapeMismatch
 from labsupport.exercises import guard
 from labsupport.exercises.ex03 import check_ex03_2
 from labsupport.exercises.plain import NotPlain, plain
@@ -105,11 +108,24 @@ def _record(fn, hidden):
 
 
 def _replay(records, name="bucket_index"):
-    tape = Tape(records)
-    with guard.grading(tape=tape):
+    """The judge's side (``Remote``) on ``records`` as the student process's answers, in
+    order; a request names the student's function by its stand-in."""
+    answers = iter(records)
+    stand_in = wire.decode({"fn": name})
+
+    class Student(pickle.Unpickler):  # the student process's side: the function by its name
+        def persistent_load(self, pid):
+            return pid
+
+    def ask(request):
+        ex, mode, fn, args, kw = Student(io.BytesIO(request)).load()
+        assert (ex, mode, fn) == ("ex03_2", "bounded", name) and not kw
+        return next(answers, None)
+    remote = Remote(ask, {id(stand_in): name})
+    with guard.grading(tape=remote):
         try:
-            check_ex03_2(wire.decode({"fn": name}), hidden=True)
-            if not tape.finished():
+            check_ex03_2(stand_in, hidden=True)
+            if next(answers, None) is not None:
                 raise TapeMismatch("left over")
             return "pass"
         except TapeMismatch:

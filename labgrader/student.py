@@ -1,0 +1,263 @@
+"""The trusted pass's student process (issue 30): where a student's code runs, and only it.
+
+The judge (``labgrader.trusted``) starts it once per notebook (``python -P -m
+labgrader.student <socket fd>``): a fresh process, not a fork of the judge, that imports
+the heavy libraries the cells need (numpy; torch where the judge needed it) and nothing of
+the lab. For each item the judge hands it a channel (a socket, passed with ``SCM_RIGHTS``)
+and it forks one child (``_item``), which:
+
+1. puts the item's package view first on ``sys.path`` (``labgrader.view``: the lab's own
+   implementations of the exercise are stubs there that tell the judge when called) and, where
+   the system lets it, shows that view at the genuine package's folder too (a private mount
+   namespace: the genuine files are out of reach);
+2. loads the seccomp filter (``syscalls``: no new process, the channel stays put), the audit
+   hook (``watch_tracing``), the tripwire (``tripwire``: a copy of a reference's code, by its
+   shape, sent by the judge as digests), and runs the answer cell;
+3. sends the values of the names the test reads, then answers the judge's calls one by one:
+   each request (``tape.Remote``) names a student's object or a lab driver and its arguments;
+   the call runs here (watched, under the step limit where asked) and its outcome goes back
+   as one recorded call (``tape.Tape``, ``wire``).
+
+The check, its expected values and the hidden keys never enter this process: what it can
+send is by construction only the student's answer, which the judge checks like any other.
+Frames: 4-byte length, then JSON from here, pickle from the judge (the only reader of
+this process's frames is the judge, which never unpickles them).
+"""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import socket
+import struct
+import sys
+
+READY = {"kind": "ready"}
+SCRUB_ENV = ("LAB_GRADER_SEED", "LAB_HIDDEN_KEYS", "LAB_KEYS_DIR")
+
+
+def send(fd: int, message: dict) -> None:
+    """One JSON frame (never pickle: the reader is the judge)."""
+    send_bytes(fd, json.dumps(message, allow_nan=False).encode())
+
+
+def send_bytes(fd: int, data: bytes) -> None:
+    data = struct.pack("!I", len(data)) + data
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _read(fd: int, n: int) -> bytes | None:
+    buf = b""
+    while len(buf) < n:
+        chunk = os.read(fd, n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return buf
+
+
+def read_frame(fd: int) -> bytes | None:
+    """The next frame's body, or None when the other end closed."""
+    head = _read(fd, 4)
+    if head is None:
+        return None
+    return _read(fd, struct.unpack("!I", head)[0])
+
+
+def _private_view(view: str, genuine: str) -> bool:
+    """Show ``view``'s package at the genuine package's folder, in a mount namespace of this
+    process alone (a user namespace makes that possible without privileges); False where
+    the system does not allow it (``view`` is still first on ``sys.path``)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(0x10000000 | 0x00020000) != 0:  # CLONE_NEWUSER | CLONE_NEWNS
+        return False
+    try:
+        with open("/proc/self/setgroups", "w") as f:
+            f.write("deny")
+        with open("/proc/self/uid_map", "w") as f:
+            f.write(f"{uid} {uid} 1")
+        with open("/proc/self/gid_map", "w") as f:
+            f.write(f"{gid} {gid} 1")
+    except OSError:
+        return False
+    ms_bind, ms_rdonly, ms_remount, ms_rec, ms_private = 4096, 1, 32, 16384, 1 << 18
+    if libc.mount(None, b"/", None, ms_rec | ms_private, None) != 0:
+        return False
+    src = os.path.join(view, "labsupport").encode()
+    if libc.mount(src, genuine.encode(), None, ms_bind | ms_rec, None) != 0:
+        return False
+    libc.mount(None, genuine.encode(), None, ms_bind | ms_remount | ms_rdonly, None)
+    return True
+
+
+def _item(chan: int) -> None:
+    """One item, in a child of the student process (see the module's docstring)."""
+    job = pickle.loads(read_frame(chan))  # from the judge
+    view, genuine = job["view"], job["genuine"]
+    os.environ.update(job["env"])  # the lab's data, where the genuine package finds it
+    private = _private_view(view, genuine)
+    sys.path.insert(0, view)
+    sys.dont_write_bytecode = True
+    null = os.open(os.devnull, os.O_RDWR)
+    for n in (0, 1, 2):
+        os.dup2(null, n)
+    from labsupport.exercises import guard
+    if not guard.__file__.startswith((view, genuine if private else view)):
+        send(chan, {"kind": "error", "what": f"the package view is not in use ({guard.__file__})"})
+        return
+    from labsupport.exercises.plain import describe_error
+    from . import syscalls, tripwire, wire
+    from .fingerprint import Watch, changed, fingerprint
+    from .tape import Tape
+    from .trusted import run_cell
+    ex = job["ex"]
+    for name in job["imports"]:
+        try:
+            __import__(name)
+        except Exception:  # noqa: BLE001 - the cell that imports it reports it
+            pass
+    digests = dict(job["digests"])
+
+    def hit(e: str, ref: str) -> None:
+        send(chan, {"kind": "hit", "ex": e, "ref": ref})
+    wire_ = tripwire.Tripwire(on_hit=hit, codes=lambda e: digests)
+    tape, watch = Tape(), Watch(wire_, job["check"])
+    guard.set_grading(tape=tape, watch=watch, on_reference=lambda ref: hit(ex, ref),
+                      on_limit=lambda message: (send(chan, {"kind": "limit", "message": message}),
+                                                os._exit(0)))
+    watch.start()
+    syscalls.load(chan)  # from here on the kernel stops a new process or a moved channel
+    watch_tracing(chan, guard, tripwire)
+    wire_.cover_raw_threads()
+    before = fingerprint()
+    ns: dict = {"__name__": "__main__"}
+    status, message = "pass", ""
+    try:
+        with wire_(ex):  # the cell is the student's code too
+            run_cell(job["answer"], ns, f"<{ex}>")
+        touched = changed(before, fingerprint())
+        if touched:
+            raise guard.Tampered("changes the grading machinery: " + ", ".join(touched[:5]))
+    except guard.Tampered as t:
+        send(chan, {"kind": "tamper", "what": str(t.args[0] if t.args else "")})
+        return
+    except BaseException as exc:  # noqa: BLE001 - the judge's check says what it means
+        status, message = "fail", describe_error(exc)[:500]
+    names = {n: wire.encode(ns[n]) for n in job["names"] if n in ns}
+    send(chan, {"kind": "answered", "status": status, "message": message, "names": names})
+    tape.armed = True
+    calls = {"student": guard.student, "bounded": guard.bounded, "driver": guard.driver}
+    while True:
+        body = read_frame(chan)
+        if body is None:
+            return
+        request = _Unpickler(body, ns).load()  # from the judge
+        if request == "end":
+            touched = watch.touched or changed(before, fingerprint())
+            if touched:
+                send(chan, {"kind": "tamper", "what": "changes the grading machinery: "
+                            + ", ".join(touched[:5])})
+            send(chan, {"kind": "done"})
+            return
+        e, mode, fn, args, kw = request
+        n = len(tape.records)
+        try:
+            calls[mode](e, fn, *args, **kw)
+        except guard.Tampered as t:
+            send(chan, {"kind": "tamper", "what": str(t.args[0] if t.args else "")})
+            return
+        except BaseException:  # noqa: BLE001 - recorded: the judge gets it from the record
+            pass
+        if len(tape.records) != n + 1:
+            send(chan, {"kind": "tamper", "what": "the record of a call went missing"})
+            return
+        send(chan, {"kind": "call", "record": tape.records[-1]})
+
+
+class _Unpickler(pickle.Unpickler):
+    """The judge's request: the student's objects by name (``tape.Remote``)."""
+
+    def __init__(self, data: bytes, ns: dict):
+        import io
+        super().__init__(io.BytesIO(data))
+        self.ns = ns
+
+    def persistent_load(self, pid):
+        return self.ns[pid]
+
+
+FOREIGN = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle",
+                     "ctypes.call_function", "ctypes.cdata", "ctypes.addressof",
+                     "ctypes.string_at", "ctypes.wstring_at"})  # foreign calls, raw memory
+
+
+def watch_tracing(fd: int, guard, tripwire) -> None:
+    """An audit hook (it cannot be removed): ``sys.settrace`` or ``sys.setprofile`` called
+    from anywhere but the tripwire, the step limit and a new thread's start (the calls that
+    put the tripwire's tracer in place) switches the tripwire off, so the judge hears of it
+    at once and the item is marked as tampering. A foreign-function call or raw memory
+    access (``ctypes``: ``FOREIGN``) is refused (the hook raises before it happens) and
+    marks the item too. (New processes: ``syscalls``, enforced by the kernel.)"""
+    import threading
+    allowed = {tripwire.Tripwire.__call__.__wrapped__.__code__, guard.bounded.__code__,
+               threading.Thread._bootstrap_inner.__code__, tripwire._run_traced.__code__}
+    getframe, told = sys._getframe, []
+
+    def hook(event: str, args) -> None:
+        if event in FOREIGN:
+            try:
+                if not told:
+                    told.append(event)
+                    send(fd, {"kind": "tamper", "what": f"a foreign-function call ({event})"})
+            finally:
+                raise guard.Tampered(f"{event}: foreign-function calls are not allowed while grading")
+        if event not in ("sys.settrace", "sys.setprofile") or told:
+            return
+        caller = getframe(1)
+        if caller.f_code not in allowed:
+            told.append(event)
+            send(fd, {"kind": "tamper", "what": f"{event}() switched the grader's tracing off"})
+    sys.addaudithook(hook)
+
+
+def main() -> int:
+    ctl = socket.socket(fileno=int(sys.argv[1]))
+    for name in SCRUB_ENV:
+        os.environ.pop(name, None)
+    lab = sorted(m for m in sys.modules if m.split(".")[0] == "labsupport")
+    if lab:
+        raise SystemExit(f"the student process imported the lab before its view: {lab[:3]}")
+    job = json.loads(ctl.recv(1 << 16))
+    for name in job["preimport"]:
+        try:
+            __import__(name)
+        except Exception:  # noqa: BLE001 - an item that needs it reports it
+            pass
+    import cloudpickle  # noqa: F401 - the judge's requests need it to load
+
+    from . import syscalls
+    syscalls.prepare()  # looks up its libraries with ldconfig (a new process): once, here
+    ctl.sendall(json.dumps(READY).encode())
+    while True:
+        msg, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 1)
+        if not msg:
+            return 0
+        pid = os.fork()
+        if pid == 0:
+            try:
+                ctl.close()
+                _item(fds[0])
+            finally:
+                os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        ctl.sendall(json.dumps({"pid": pid}).encode())
+        _, status = os.waitpid(pid, 0)
+        ctl.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

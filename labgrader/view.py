@@ -1,0 +1,144 @@
+"""The student process's view of the lab package (issue 30): a copy of ``labsupport`` in
+which the lab's own implementations of the exercise being graded (``references``) are
+stubs, built from the package's files before any student code runs.
+
+``build(ex, root)`` writes the copy under ``root`` (a folder per set of references, reused
+by the items that share it): every module file as it is (with its compiled ``__pycache__``,
+so importing it costs no compiling), except the modules holding a reference, rewritten with
+``ast``: each function of a reference (a function, every method of a class, every function
+and method of a whole module) keeps its name, signature and decorators, and its body only
+raises ``guard.unavailable(<reference>)`` ("not available while this exercise is graded"),
+which tells the judge at once that the student's code reached for it. Nothing else of those
+modules changes (classes keep their fields and bases, constants their values), and the
+genuine compiled code of a rewritten module is left out. The student process imports the
+package from here (``labgrader.student``): the lab's implementation is not in its memory,
+and in the box the genuine package folder shows this copy too.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import shutil
+from pathlib import Path
+
+import labsupport
+
+from .references import references
+
+ROOT = Path(labsupport.__file__).resolve().parent  # the genuine package folder
+PACKAGE = ROOT.name
+UNAVAILABLE = "labsupport.exercises.guard"  # the stubs' one import, at call time
+
+
+def _target(ref: str) -> tuple[Path, tuple[str, ...]] | None:
+    """Where ``ref`` is defined: (module file or package folder, the names inside it)."""
+    parts = ref.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    for k in range(len(parts), 0, -1):
+        base = ROOT.parent.joinpath(*parts[:k])
+        if base.is_dir() and (base / "__init__.py").exists():
+            return base, tuple(parts[k:])
+        if base.with_suffix(".py").is_file():
+            return base.with_suffix(".py"), tuple(parts[k:])
+    return None
+
+
+LIVE = {"ex06_10": ("labsupport.decoder.kvcache.block_names",)}
+# references the check's own driver needs beside the student's code (ex06_10's driver runs
+# the lab's engine, whose cache names its blocks with block_names): kept genuine there, and
+# watched by the tripwire alone (a call of it from the student's code is a hit)
+
+
+def stubs(ex: str) -> dict[Path, dict[tuple[str, ...], str]]:
+    """Module file -> {path inside it (``()``: the whole module) -> reference name}, for
+    every reference of ``ex`` but its ``LIVE`` ones."""
+    out: dict[Path, dict[tuple[str, ...], str]] = {}
+    for ref in (r for r in references(ex) if r not in LIVE.get(ex, ())):
+        found = _target(ref)
+        if found is None:
+            continue
+        base, inside = found
+        files = sorted(base.rglob("*.py")) if base.is_dir() and not inside else [base]
+        if base.is_dir():
+            files = files if not inside else [base / "__init__.py"]
+        for f in files:
+            out.setdefault(f, {})[inside] = ref
+    return out
+
+
+def _raise(ref: str) -> ast.stmt:
+    return ast.parse(f"raise __import__({UNAVAILABLE!r}, fromlist=['unavailable'])"
+                     f".unavailable({ref!r})").body[0]
+
+
+KEPT = frozenset({"__init__", "__post_init__", "__new__", "__init_subclass__", "__set_name__",
+                  "__repr__", "__str__", "__eq__", "__hash__", "__class_getitem__"})
+# a reference class's construction and identity stay: the lab's own modules make instances
+# at import (a driver's cost model, a check's fixed config) and a student's answer may hold
+# them; what computes stays a stub. Named alone (``Class.method``), a method is a stub anyway.
+
+
+def _owner(path: tuple[str, ...], wanted: dict[tuple[str, ...], str]) -> str | None:
+    if path in wanted:
+        return wanted[path]
+    if len(path) > 1 and path[-1] in KEPT:
+        return None
+    for k in range(len(path) - 1, -1, -1):
+        if path[:k] in wanted:
+            return wanted[path[:k]]
+    return None
+
+
+def _stub_body(body: list, prefix: tuple[str, ...], wanted: dict) -> None:
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            ref = _owner(prefix + (node.name,), wanted)
+            if ref is not None:
+                node.body = [_raise(ref)]
+        elif isinstance(node, ast.ClassDef):
+            _stub_body(node.body, prefix + (node.name,), wanted)
+        elif isinstance(node, (ast.If, ast.Try)) and not prefix:
+            for part in (node.body, node.orelse, getattr(node, "finalbody", []),
+                         *[h.body for h in getattr(node, "handlers", [])]):
+                _stub_body(part, prefix, wanted)
+
+
+def stubbed_source(source: str, wanted: dict[tuple[str, ...], str]) -> str:
+    """``source`` (a module of the package) with the functions ``wanted`` names stubbed."""
+    tree = ast.parse(source)
+    _stub_body(tree.body, (), wanted)
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def key(ex: str) -> str:
+    """One name per set of stubs: the items that share it share one view."""
+    spec = sorted((str(f), sorted(map(list, w))) for f, w in stubs(ex).items())
+    return hashlib.sha256(repr(spec).encode()).hexdigest()[:16]
+
+
+def build(ex: str, root: Path) -> Path:
+    """The folder to put first on the student process's ``sys.path`` for ``ex`` (built
+    once under ``root``): it holds ``labsupport``, ``ex``'s references stubbed."""
+    dest = Path(root) / key(ex)
+    if (dest / PACKAGE / "__init__.py").exists():
+        return dest
+    todo = stubs(ex)
+    tmp = dest.with_name(dest.name + ".part")
+    shutil.rmtree(tmp, ignore_errors=True)
+    rewritten = {f.relative_to(ROOT) for f in todo}
+
+    def skip(folder: str, names: list[str]) -> list[str]:
+        here = Path(folder).resolve()
+        if here.name == "__pycache__":  # the genuine compiled code of a stubbed module stays out
+            stems = {r.stem for r in rewritten if (ROOT / r).parent == here.parent}
+            return [n for n in names if n.split(".")[0] in stems]
+        return []
+    shutil.copytree(ROOT, tmp / PACKAGE, ignore=skip)
+    for f, wanted in todo.items():
+        (tmp / PACKAGE / f.relative_to(ROOT)).write_text(stubbed_source(f.read_text(), wanted))
+    if not dest.exists():
+        tmp.rename(dest)
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dest
