@@ -300,13 +300,13 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
                         failed.append((student, a))
                         fails[student] = fails.get(student, 0) + 1
                         bar.write(tail)
-                        bar.write(f"FAIL autograde {a} {student} ({secs:.1f} s)")
+                    bar.write(f"{'ok  ' if good else 'FAIL'} autograde {a} {student} ({secs:.1f} s)")
                     if report is not None:
                         report.append({"student": student, "assignment": a, "s": round(secs, 2),
                                        "ok": good, "phases": phase_s})
                     if good:
                         for line in review.lines(main_db, a, student):
-                            bar.write(f"{student} {a}{line}")
+                            bar.write(line)
                     spent[student] = spent.get(student, 0.0) + secs
                     left[student] -= 1
                     if not left[student]:
