@@ -26,7 +26,10 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "tracer_hash", "gc_window", "cwd_shadow", "kc_bag", "context_setattr",
                "home_poison",
                # hostile/views: the student process's own descriptors and /proc, nothing of the lab
-               "proc_judge", "socket_redirect"}
+               "proc_judge", "socket_redirect",
+               # hostile/redteam4: written to pass the audit (attrgetter, strings backwards)
+               "view_poison", "partial_forge", "huge_int", "exc_spoof", "parent_mem",
+               "view_block"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
@@ -156,7 +159,8 @@ def test_magics_become_plain_python():
     ("views/frame_traceback", "fail"), ("views/frame_generator", "reference"),
     ("views/genuine_source", "reference"), ("views/genuine_pyc", "fail"),
     ("views/forge_frames", "tampered"), ("views/proc_judge", "fail"),
-    ("views/socket_redirect", "tampered")])
+    ("views/socket_redirect", "tampered"), ("redteam4/huge_int", "tampered"),
+    ("redteam4/exc_spoof", "tampered"), ("redteam4/parent_mem", "fail")])
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     test = f"check_{case.target}({adapters.target_name(case.target)})" \
@@ -167,3 +171,47 @@ def test_trusted_pass_is_not_fooled(name, want):
     assert status in (want, "fail", "tampered") if want != "reference" else status == want, \
         (status, message)
     assert status != "pass", (status, message)
+
+
+def _notebook_items(case, others: str | None = None) -> list:
+    """Every answer item of ``case``'s notebook: ``case`` in its target, the release's stubs
+    (or ``others``, with ``ID`` for the item's id) in the rest, in the notebook's order."""
+    from pathlib import Path
+
+    import nbformat
+    root = Path(__file__).resolve().parents[2]
+    nb = nbformat.read(next(root.glob(f"notebooks/{case.target[2:4]}_*/*.ipynb")), 4)
+    items = []
+    for c in nb.cells:
+        aid = c.metadata.get("nbgrader", {}).get("grade_id", "")
+        if c.cell_type != "code" or not c.metadata.get("nbgrader", {}).get("solution"):
+            continue
+        src = case.source if aid == case.target else (c.source if others is None
+                                                      else others.replace("ID", aid))
+        items.append(trusted.Item(f"{aid}_test", cellcode.python_source(src), _test_source(aid)))
+    return items
+
+
+@pytest.mark.xfail(strict=True, reason="open hole (hostile/redteam4/view_poison): the first item's "
+                   "child writes the package views of the notebook's later items")
+def test_views_are_not_written_by_a_child():
+    """``redteam4/view_poison`` (ex03_1) writes, in the student process's cwd (the judge's
+    folder of views), the views of ex03_2..4 with a ``guard`` that answers with the lab's
+    own code: their release stubs must still not pass."""
+    case = hostile_cases.case(HOSTILE / "redteam4" / "view_poison.py")
+    got = trusted.run_items(_notebook_items(case), timeout_s=60)
+    assert all(got[t][0] != "pass" for t in ("ex03_2_test", "ex03_3_test")), got
+
+
+@pytest.mark.xfail(strict=True, reason="open hole (hostile/redteam4/partial_forge): a student's "
+                   "BaseException named PartialScore reads as a full share")
+def test_no_share_from_the_students_text():
+    """``redteam4/partial_forge`` (ex09_1): the judge's verdict is a plain fail, but its text
+    (the student's exception, ``PartialScore: ex09_1: 4/4 points``) must not read as a share."""
+    from labsupport.exercises import partial
+    case = hostile_cases.case(HOSTILE / "redteam4" / "partial_forge.py")
+    test = _test_source("ex09_1")
+    got = trusted.run_items([trusted.Item("ex09_1_test", cellcode.python_source(case.source), test)],
+                            timeout_s=60)
+    status, message, _ = got["ex09_1_test"]
+    assert status != "pass" and partial.share(message) is None, (status, message)

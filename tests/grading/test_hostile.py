@@ -104,8 +104,21 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
+HOLES = {  # open holes (hostile/redteam4/README.md): each earns points unflagged, a strict xfail
+    "view_poison": "the first item's child writes the package views of the notebook's later "
+                   "items (the judge's views folder is the student process's cwd, writable, "
+                   "and view.build reuses a folder it finds): their release stubs score 5/9",
+    "partial_forge": "a BaseException named PartialScore whose text reads 'ex09_1: 4/4 "
+                     "points' passes the driver's except Exception; the judge's fail message "
+                     "parses as a full share (partial.share): 5/5, unflagged, and a forged "
+                     "leaderboard row",
+}
+
+
 # every case of tests/grading/hostile, graded through the real pipeline
-@pytest.mark.parametrize("name", [c.name for c in hostile_cases.cases()])
+@pytest.mark.parametrize("name", [
+    pytest.param(c.name, marks=pytest.mark.xfail(strict=True, reason=HOLES[c.name]))
+    if c.name in HOLES else c.name for c in hostile_cases.cases()])
 def test_attack_earns_nothing_or_is_flagged(graded, name):
     cases, rows, export, sources, _ = graded
     if name not in cases:
@@ -136,12 +149,14 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     #                the child that waits to be reaped only times out
                     # hostile/views: no check, expected value or key is in the student process
                     "frame_globals", "frame_locals", "frame_traceback", "frame_generator",
-                    "proc_judge", "genuine_pyc"}  # views: no compiled reference in sight
+                    "proc_judge", "genuine_pyc",  # views: no compiled reference in sight
+                    "parent_mem",  # redteam4: the student process's memory is not writable
+                    "view_block"}  # redteam4: the notebook's later items are not judged (0)
 
 
 def test_which_attacks_are_flagged(graded):
     cases, rows, _, _, _ = graded
-    unflagged = {name for name in cases if not rows[name][0]}
+    unflagged = {name for name in cases if not rows[name][0]} - set(HOLES)  # HOLES: xfail above
     print("scored 0 without a flag:", sorted(unflagged))
     assert unflagged <= EXPECT_UNFLAGGED, sorted(unflagged - EXPECT_UNFLAGGED)
     for name in {"meta_dropped", "meta_duplicate"} & set(cases):
