@@ -29,6 +29,7 @@ import pickle
 import os
 import re
 import select
+import shutil
 import signal
 import socket
 import struct
@@ -39,6 +40,8 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
+from labsupport.exercises.partial import PartialScore, share as partial_share
 
 from . import syscalls
 
@@ -240,6 +243,8 @@ def judge(item: Item, chan: _Channel, genuine: dict) -> tuple[str, str, object]:
             return "tampered", f"its record does not fit the check ({err})", None
         except BaseException as exc:  # noqa: BLE001 - the check's verdict on the student's answers
             status, message = "fail", describe_error(exc)[:500] + (HIDDEN_NOTE if hidden else "")
+            if type(exc) is not PartialScore and partial_share(message) is not None:
+                message = "your code raised " + message  # a share comes from the check alone
     chan.send(pickle.dumps("end"))
     chan.expect("done")  # a reference or a change it made after its last answer still shows
     if status != "pass" or item.target is None:
@@ -354,11 +359,12 @@ class StudentProcess:
         theirs.close()
         pid = int(json.loads(self.ctl.recv(1 << 16))["pid"])
         chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s)
+        here = view.build(answer_id, Path(self.views))  # fresh: the last item's child has ended
         job = {"ex": answer_id, "answer": item.answer, "check": check_module(answer_id),
                "names": sorted({*test_names(item.test), item.target or ""} - {""}),
                "imports": [check_module(answer_id), *imported_modules(item.answer),
                            *imported_modules(item.test)],
-               "view": str(view.build(answer_id, Path(self.views))), "genuine": str(ROOT),
+               "view": str(here), "genuine": str(ROOT),
                "env": {"LAB_DATA": str(DATA), "LAB_SHARED_DATA": str(SHARED_DATA)},
                "digests": tripwire.reference_digests(answer_id)}
         try:
@@ -371,6 +377,7 @@ class StudentProcess:
                 os.kill(pid, signal.SIGKILL)
             mine.close()
             exitcode = json.loads(self.ctl.recv(1 << 16))["exit"]
+            shutil.rmtree(here, ignore_errors=True)
         status, message, answer = verdict
         if status == "died":
             if syscalls.broke_rules(exitcode):  # the kernel's seccomp filter ended it
@@ -382,7 +389,6 @@ class StudentProcess:
         return status, message, answer
 
     def close(self) -> None:
-        import shutil
         self.ctl.close()
         try:
             self.proc.wait(10)

@@ -1,10 +1,9 @@
 """The student process's view of the lab package (issue 30): a copy of ``labsupport`` in
 which the lab's own implementations of the exercise being graded (``references``) are
-stubs, built from the package's files before any student code runs.
+stubs, built from the package's files before any student code of the item runs.
 
-``build(ex, root)`` writes the copy under ``root`` (a folder per set of references, reused
-by the items that share it): every module file as it is (with its compiled ``__pycache__``,
-so importing it costs no compiling), except the modules holding a reference, rewritten with
+``build(ex, root)`` writes the copy under ``root`` (a fresh folder per item): every module
+file as it is (with its compiled ``__pycache__``, so importing it costs no compiling), except the modules holding a reference, rewritten with
 ``ast``: each function of a reference (a function, every method of a class, every function
 and method of a whole module) keeps its name, signature and decorators, and its body only
 raises ``guard.unavailable(<reference>)`` ("not available while this exercise is graded"),
@@ -19,6 +18,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import shutil
+import tempfile
 from pathlib import Path
 
 import labsupport
@@ -124,11 +124,24 @@ def key(ex: str) -> str:
 
 
 def build(ex: str, root: Path) -> Path:
-    """The folder to put first on the student process's ``sys.path`` for ``ex`` (built
-    once under ``root``): it holds ``labsupport``, ``ex``'s references stubbed."""
-    dest = Path(root) / key(ex)
-    if (dest / PACKAGE / "__init__.py").exists():
-        return dest
+    """A fresh folder under ``root`` to put first on the student process's ``sys.path`` for
+    one item of ``ex``: it holds ``labsupport``, ``ex``'s references stubbed. Built for each
+    item after the last item's child has ended (the grader removes it after the item), never
+    reused: a child can write wherever its uid can, so nothing it left behind is read."""
+    todo = stubs(ex)
+    dest = Path(tempfile.mkdtemp(prefix=f"{key(ex)}-", dir=root))
+    rewritten = {f.relative_to(ROOT) for f in todo}
+
+    def skip(folder: str, names: list[str]) -> list[str]:
+        here = Path(folder).resolve()
+        if here.name == "__pycache__":  # the genuine compiled code of a stubbed module stays out
+            stems = {r.stem for r in rewritten if (ROOT / r).parent == here.parent}
+            return [n for n in names if n.split(".")[0] in stems]
+        return []
+    shutil.copytree(ROOT, dest / PACKAGE, ignore=skip)
+    for f, wanted in todo.items():
+        (dest / PACKAGE / f.relative_to(ROOT)).write_text(stubbed_source(f.read_text(), wanted))
+    return dest
     todo = stubs(ex)
     tmp = dest.with_name(dest.name + ".part")
     shutil.rmtree(tmp, ignore_errors=True)

@@ -119,7 +119,9 @@ def test_trusted_pass_grades_like_the_checks():
     items = [trusted.Item(f"{i}_test", cellcode.python_source(adapters.cell(i).source),
                           _test_source(i)) for i in kc + code]
     results = trusted.run_items(items, timeout_s=60)
-    wrong = {k: v for k, v in results.items() if v[0] != "pass"}
+    from labsupport.exercises import partial
+    wrong = {k: v for k, v in results.items()  # the challenge's check: all its points, as a share
+             if v[0] != "pass" and partial.share(v[1]) != 1.0}
     assert not wrong and len(results) == len(items), wrong
     buggy = [trusted.Item(f"{i}_test", adapters.cell(i, adapters.variants(i)[0]).source,
                           _test_source(i)) for i in ("ex02_1", "ex03_3", "ex06_1", "ex06_5")]
@@ -192,8 +194,6 @@ def _notebook_items(case, others: str | None = None) -> list:
     return items
 
 
-@pytest.mark.xfail(strict=True, reason="open hole (hostile/redteam4/view_poison): the first item's "
-                   "child writes the package views of the notebook's later items")
 def test_views_are_not_written_by_a_child():
     """``redteam4/view_poison`` (ex03_1) writes, in the student process's cwd (the judge's
     folder of views), the views of ex03_2..4 with a ``guard`` that answers with the lab's
@@ -203,8 +203,6 @@ def test_views_are_not_written_by_a_child():
     assert all(got[t][0] != "pass" for t in ("ex03_2_test", "ex03_3_test")), got
 
 
-@pytest.mark.xfail(strict=True, reason="open hole (hostile/redteam4/partial_forge): a student's "
-                   "BaseException named PartialScore reads as a full share")
 def test_no_share_from_the_students_text():
     """``redteam4/partial_forge`` (ex09_1): the judge's verdict is a plain fail, but its text
     (the student's exception, ``PartialScore: ex09_1: 4/4 points``) must not read as a share."""

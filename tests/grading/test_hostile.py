@@ -5,6 +5,7 @@ reason in the gradebook (and, where the export has a review column, in the expor
 Notebooks: those the attacks target (the knowledge check and three code notebooks)."""
 import csv
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -86,6 +87,8 @@ def graded(tmp_path_factory):
 
 
 COPY = ("similar to the instructors' solution", "similar to the lab's")
+SHARE_NUMBERS = re.compile(r"(PartialScore: )?ex\d+_\d+: \d+/\d+ points\..*?(?=; similar to|$)")
+# a partial verdict's numbers, kept as the answer's comment (the challenge): not a review note
 
 
 def test_controls_score_as_before(graded):
@@ -94,7 +97,8 @@ def test_controls_score_as_before(graded):
     _, rows, _, sources, _ = graded
     for prefix in sources:
         flagged, grades, comments = rows[f"honest{prefix}"]
-        why = {k: v for k, v in comments.items() if v and v != review.NO_RESPONSE}
+        why = {k: v for k, v in ((k, SHARE_NUMBERS.sub("", v or "").strip("; "))
+                                 for k, v in comments.items()) if v and v != review.NO_RESPONSE}
         assert all(part.startswith(COPY) for v in why.values() for part in v.split("; ")), \
             (prefix, why)
         assert flagged == bool(why), (prefix, flagged, why)
@@ -104,15 +108,7 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES = {  # open holes (hostile/redteam4/README.md): each earns points unflagged, a strict xfail
-    "view_poison": "the first item's child writes the package views of the notebook's later "
-                   "items (the judge's views folder is the student process's cwd, writable, "
-                   "and view.build reuses a folder it finds): their release stubs score 5/9",
-    "partial_forge": "a BaseException named PartialScore whose text reads 'ex09_1: 4/4 "
-                     "points' passes the driver's except Exception; the judge's fail message "
-                     "parses as a full share (partial.share): 5/5, unflagged, and a forged "
-                     "leaderboard row",
-}
+HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
 
 
 # every case of tests/grading/hostile, graded through the real pipeline
@@ -151,7 +147,9 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     "frame_globals", "frame_locals", "frame_traceback", "frame_generator",
                     "proc_judge", "genuine_pyc",  # views: no compiled reference in sight
                     "parent_mem",  # redteam4: the student process's memory is not writable
-                    "view_block"}  # redteam4: the notebook's later items are not judged (0)
+                    "view_block",  # redteam4: each item's view is a fresh folder, never one found
+                    "view_poison",  # redteam4: the same; what a child wrote is never read
+                    "partial_forge"}  # redteam4: a share comes only from the judge's own check
 
 
 def test_which_attacks_are_flagged(graded):
