@@ -118,7 +118,7 @@ def stubbed_source(source: str, wanted: dict[tuple[str, ...], str]) -> str:
 
 
 def key(ex: str) -> str:
-    """One name per set of stubs: the items that share it share one view."""
+    """One name per set of stubs (the start of an item's view folder name)."""
     spec = sorted((str(f), sorted(map(list, w))) for f, w in stubs(ex).items())
     return hashlib.sha256(repr(spec).encode()).hexdigest()[:16]
 
@@ -141,23 +141,4 @@ def build(ex: str, root: Path) -> Path:
     shutil.copytree(ROOT, dest / PACKAGE, ignore=skip)
     for f, wanted in todo.items():
         (dest / PACKAGE / f.relative_to(ROOT)).write_text(stubbed_source(f.read_text(), wanted))
-    return dest
-    todo = stubs(ex)
-    tmp = dest.with_name(dest.name + ".part")
-    shutil.rmtree(tmp, ignore_errors=True)
-    rewritten = {f.relative_to(ROOT) for f in todo}
-
-    def skip(folder: str, names: list[str]) -> list[str]:
-        here = Path(folder).resolve()
-        if here.name == "__pycache__":  # the genuine compiled code of a stubbed module stays out
-            stems = {r.stem for r in rewritten if (ROOT / r).parent == here.parent}
-            return [n for n in names if n.split(".")[0] in stems]
-        return []
-    shutil.copytree(ROOT, tmp / PACKAGE, ignore=skip)
-    for f, wanted in todo.items():
-        (tmp / PACKAGE / f.relative_to(ROOT)).write_text(stubbed_source(f.read_text(), wanted))
-    if not dest.exists():
-        tmp.rename(dest)
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
     return dest
