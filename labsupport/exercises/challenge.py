@@ -23,7 +23,7 @@ import numpy as np
 
 from ..batching.config import BatchConfig
 from ..batching.policies import WAIT, Dispatch, Policy, Wait
-from ..batching.shapes import DEFAULT_EDGES, bucket_of
+from ..batching.shapes import DEFAULT_EDGES, bucket_of, padded_tokens
 from ..costs import ServiceModel
 from ..notebook.claims import SHIPPED_MINILM_CPU
 from ..sim.simulator import simulate
@@ -147,6 +147,12 @@ def hidden_traces(rng: np.random.Generator, base: Trace | None = None) -> list[C
 
 # ---- the one scorer --------------------------------------------------------------------
 
+def _run_ms(trace: ChallengeTrace, ids: list[int]) -> float:
+    """What one batch of ``ids`` costs on ``SERVICE`` (ms): rows padded to its longest, as
+    the simulator charges the baselines (``Policy.padded_tokens``)."""
+    return SERVICE.cost(len(ids), padded_tokens([trace.length[i] for i in ids]))
+
+
 def _schedule_problem(trace: ChallengeTrace, batches) -> str | None:
     """Why ``batches`` breaks the rules on ``trace``, or None."""
     n, seen, free_at = len(trace.arrival_ms), np.zeros(len(trace.arrival_ms), int), -np.inf
@@ -168,8 +174,7 @@ def _schedule_problem(trace: ChallengeTrace, batches) -> str | None:
             return f"a batch started at {start:.1f} ms with a request that arrives at {first:.1f} ms"
         if start < free_at - 1e-6:
             return f"a batch started at {start:.1f} ms while the model ran until {free_at:.1f} ms"
-        longest = max(trace.length[i] for i in ids)
-        free_at = start + SERVICE.cost(len(ids), len(ids) * longest)
+        free_at = start + _run_ms(trace, ids)
         seen[ids] += 1
     if (seen > 1).any():
         return f"request {int(np.argmax(seen > 1))} was sent in two batches (duplicated)"
@@ -189,10 +194,9 @@ def score(trace: ChallengeTrace, batches) -> dict:
     start, finish, size = np.zeros(len(a)), np.zeros(len(a)), np.zeros(len(a))
     padded = real = 0
     for s, ids in batches:
-        longest = int(lengths[ids].max())
-        end = s + SERVICE.cost(len(ids), len(ids) * longest)
+        end = s + _run_ms(trace, ids)
         start[ids], finish[ids], size[ids] = s, end, len(ids)
-        padded += len(ids) * longest
+        padded += padded_tokens([trace.length[i] for i in ids])
         real += int(lengths[ids].sum())
     lat, wait = finish - a, start - a
     met = lat <= SLO_MS
