@@ -120,6 +120,7 @@ class Tripwire:
         self.on_hit = on_hit
         self.codes = codes or reference_codes  # ex -> {code object or code_digest: reference}
         self._codes: dict[tuple[str, int], dict] = {}  # (ex, modules loaded) -> its codes
+        self._memo: dict[tuple[str, int], dict] = {}  # the same key -> the codes looked up
         self.thread_tracer = None  # while armed: the tracer a new thread starts with
 
     def cover_raw_threads(self) -> None:
@@ -146,7 +147,7 @@ class Tripwire:
             yield
             return
         hits, old = self.hits, sys.gettrace()
-        memo: dict = {}  # code object -> reference name or None (each code looked at once)
+        memo = self._memo.setdefault(key, {})  # code object -> reference name or None (each looked at once)
 
         def seen(frame, event, arg):
             code = frame.f_code

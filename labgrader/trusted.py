@@ -360,7 +360,7 @@ class StudentProcess:
         pid = int(json.loads(self.ctl.recv(1 << 16))["pid"])
         chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s)
         here = view.build(answer_id, Path(self.views))  # fresh: the last item's child has ended
-        job = {"ex": answer_id, "answer": item.answer, "check": check_module(answer_id),
+        job = {"ex": answer_id, "answer": item.answer,
                "names": sorted({*test_names(item.test), item.target or ""} - {""}),
                "imports": [check_module(answer_id), *imported_modules(item.answer),
                            *imported_modules(item.test)],
