@@ -329,6 +329,7 @@ class StudentProcess:
         self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.err = tempfile.TemporaryFile()
         self.views = tempfile.mkdtemp(prefix="lab-views-")
+        self._views: dict[str, tuple[Path, dict]] = {}  # view.key -> (folder, view.snapshot)
         self.proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "labgrader.student", str(theirs.fileno())],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -349,23 +350,23 @@ class StudentProcess:
     def grade(self, item: Item, timeout_s: float, genuine: dict) -> tuple[str, str, object]:
         import pickle
 
-        from . import tripwire, view
+        from . import tripwire
         from labsupport.paths import DATA, SHARED_DATA
 
         from .references import ROOT
         answer_id = item.grade_id.removesuffix("_test")
+        here = self._view(answer_id)
+        setup = {"view": str(here), "genuine": str(ROOT),
+                 "env": {"LAB_DATA": str(DATA), "LAB_SHARED_DATA": str(SHARED_DATA)}}
         mine, theirs = socket.socketpair()
-        socket.send_fds(self.ctl, [b"item"], [theirs.fileno()])
+        socket.send_fds(self.ctl, [json.dumps(setup).encode()], [theirs.fileno()])
         theirs.close()
-        pid = int(json.loads(self.ctl.recv(1 << 16))["pid"])
+        pid = json.loads(self.ctl.recv(1 << 16))["pid"]
         chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s)
-        here = view.build(answer_id, Path(self.views))  # fresh: the last item's child has ended
         job = {"ex": answer_id, "answer": item.answer,
                "names": sorted({*test_names(item.test), item.target or ""} - {""}),
                "imports": [check_module(answer_id), *imported_modules(item.answer),
                            *imported_modules(item.test)],
-               "view": str(here), "genuine": str(ROOT),
-               "env": {"LAB_DATA": str(DATA), "LAB_SHARED_DATA": str(SHARED_DATA)},
                "digests": tripwire.reference_digests(answer_id)}
         try:
             chan.send(pickle.dumps(job))
@@ -373,11 +374,11 @@ class StudentProcess:
         except Stop as stop:
             verdict = (*stop.args, None)
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+            if type(pid) is int and pid > 0:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
             mine.close()
             exitcode = json.loads(self.ctl.recv(1 << 16))["exit"]
-            shutil.rmtree(here, ignore_errors=True)
         status, message, answer = verdict
         if status == "died":
             if syscalls.broke_rules(exitcode):  # the kernel's seccomp filter ended it
@@ -387,6 +388,20 @@ class StudentProcess:
         if status == "error":
             raise GradingEnvironmentError(f"the trusted pass's student process: {message}")
         return status, message, answer
+
+    def _view(self, ex: str) -> Path:
+        """``ex``'s package view: the one built for an earlier item with the same stubs while
+        its files are as built (``view.unchanged``: no child wrote there), else a new one."""
+        from . import view
+        key = view.key(ex)
+        built = self._views.get(key)
+        if built is not None and view.unchanged(*built):
+            return built[0]
+        if built is not None:
+            shutil.rmtree(built[0], ignore_errors=True)
+        here = view.build(ex, Path(self.views))
+        self._views[key] = (here, view.snapshot(here))
+        return here
 
     def close(self) -> None:
         self.ctl.close()

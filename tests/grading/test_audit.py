@@ -203,6 +203,48 @@ def test_views_are_not_written_by_a_child():
     assert all(got[t][0] != "pass" for t in ("ex03_2_test", "ex03_3_test")), got
 
 
+PLANT = """import os
+import labsupport
+try:
+    with open(os.path.join(labsupport.__path__[0], "planted.py"), "w") as f:
+        f.write("ANSWER = 'b'\\n")
+    kc08_01 = "planted"
+except OSError as err:
+    kc08_01 = f"not planted: {err}"
+"""
+
+
+def test_a_view_a_child_wrote_in_is_not_used_again():
+    """Items with the same stubs (the knowledge check's: none) share one package view and one
+    template that imported the lab from it; a child that writes in its view (a module for a
+    later item to import its answer from) makes the judge build a fresh one."""
+    items = [trusted.Item("kc08_01_test", PLANT, "check_kc08_01(kc08_01)", target="kc08_01"),
+             trusted.Item("kc08_03_test", "from labsupport.planted import ANSWER as kc08_03",
+                          "check_kc08_03(kc08_03)", target="kc08_03"),
+             trusted.Item("kc08_02_test", "kc08_02 = False", "check_kc08_02(kc08_02)",
+                          target="kc08_02")]
+    got = trusted.run_items(items, timeout_s=60)
+    assert got["kc08_01_test"] == ("pass", "", "planted"), got  # it did write there
+    assert got["kc08_03_test"][0] == "fail", got  # its import found no planted module
+    assert got["kc08_02_test"] == ("pass", "", False), got  # the fresh view grades as before
+
+
+def test_a_views_snapshot_sees_every_write(tmp_path):
+    from labgrader import view
+    folder = view.build("kc08_01", tmp_path)
+    taken = view.snapshot(folder)
+    assert view.unchanged(folder, taken)
+    guard = folder / "labsupport" / "exercises" / "guard.py"
+    for change in (lambda: guard.write_text(guard.read_text()),  # same bytes, written again
+                   lambda: (folder / "labsupport" / "new.py").write_text(""),
+                   lambda: guard.chmod(0o600),
+                   lambda: (guard.rename(guard.with_suffix(".bak")),
+                            guard.with_suffix(".bak").rename(guard))):
+        change()
+        assert not view.unchanged(folder, taken)
+        taken = view.snapshot(folder)
+
+
 def test_no_share_from_the_students_text():
     """``redteam4/partial_forge`` (ex09_1): the judge's verdict is a plain fail, but its text
     (the student's exception, ``PartialScore: ex09_1: 4/4 points``) must not read as a share."""
