@@ -98,6 +98,34 @@ def _private_view(view: str, genuine: str) -> bool:
     return True
 
 
+def _seal(private: bool, view: str) -> None:
+    """The template, before any child: not dumpable (a child of the same user cannot open
+    its ``/proc/<pid>/mem``), and in its own mount namespace its view read-only (a child
+    cannot change what the next child of the template imports)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    view = view.encode()
+    if private and libc.mount(view, view, None, 4096 | 16384, None) == 0:  # MS_BIND | MS_REC
+        libc.mount(None, view, None, 4096 | 32 | 1 | 16384, None)  # ... | MS_REMOUNT | MS_RDONLY
+
+
+def _drop_capabilities() -> None:
+    """An item's child gives up every capability it holds in the template's user namespace
+    (``CAP_SYS_PTRACE`` over the template among them)."""
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)()) != 0:  # version 3
+        raise OSError(ctypes.get_errno(), "capset")
+
+
 def _template(ctl: socket.socket, setup: dict) -> None:
     """Import the lab from one view, once, and fork a child per item (its channel arrives
     on ``ctl``); tell the student process each child's pid, then its exit code."""
@@ -110,8 +138,11 @@ def _template(ctl: socket.socket, setup: dict) -> None:
     for n in (0, 1, 2):
         os.dup2(null, n)
     from labsupport.exercises import guard, plain  # noqa: F401 - imported once, for every child
-    from . import fingerprint, syscalls, tape, trusted, tripwire, wire  # noqa: F401
+    from . import codewatch, fingerprint, syscalls, tape, trusted, tripwire, wire  # noqa: F401
     in_use = guard.__file__.startswith((view, genuine if private else view))
+    roots = tuple(dict.fromkeys(os.path.join(p, "") for p in (
+        view, *([genuine] if private else []), sys.prefix, sys.base_prefix)))
+    _seal(private, view)
     while True:
         msg, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 1)
         if not msg or not fds:
@@ -121,7 +152,7 @@ def _template(ctl: socket.socket, setup: dict) -> None:
             try:
                 ctl.close()
                 if in_use:
-                    _item(fds[0])
+                    _item(fds[0], roots, private)
                 else:
                     send(fds[0], {"kind": "error",
                                   "what": f"the package view is not in use ({guard.__file__})"})
@@ -134,7 +165,7 @@ def _template(ctl: socket.socket, setup: dict) -> None:
         ctl.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode())
 
 
-def _item(chan: int) -> None:
+def _item(chan: int, roots: tuple[str, ...], private: bool) -> None:
     """One item, in a child of the view's template (see the module's docstring)."""
     job = pickle.loads(read_frame(chan))  # from the judge
     from labsupport.exercises import guard
@@ -142,7 +173,8 @@ def _item(chan: int) -> None:
     from . import syscalls, tripwire, wire
     from .fingerprint import changed, fingerprint
     from .tape import Tape
-    from .trusted import run_cell
+    from . import codewatch
+    from .trusted import _python, run_cell
     ex = job["ex"]
     for name in job["imports"]:
         try:
@@ -158,8 +190,11 @@ def _item(chan: int) -> None:
     guard.set_grading(tape=tape, watch=wire_, on_reference=lambda ref: hit(ex, ref),
                       on_limit=lambda message: (send(chan, {"kind": "limit", "message": message}),
                                                 os._exit(0)))
+    if private:
+        _drop_capabilities()  # none over the template's namespace: its memory stays its own
     syscalls.load(chan)  # from here on the kernel stops a new process or a moved channel
     watch_tracing(chan, guard, tripwire)
+    codewatch.install(chan, roots, _python(job["answer"]), _item.__code__, guard.Tampered)
     wire_.cover_raw_threads()
     before = fingerprint()
     ns: dict = {"__name__": "__main__"}

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import functools
 import importlib
 import inspect
 import json
@@ -43,7 +44,7 @@ from typing import Callable
 
 from labsupport.exercises.partial import PartialScore, share as partial_share
 
-from . import syscalls
+from . import codewatch, syscalls
 
 
 @dataclass(frozen=True)
@@ -126,9 +127,10 @@ class _Channel:
     """The judge's end of one item's channel: frames from the student process (JSON only,
     ``MAX_RECORD`` at most), each read by its deadline."""
 
-    def __init__(self, sock, deadline: float, timeout_s: float):
+    def __init__(self, sock, deadline: float, timeout_s: float, on_code=None):
         self.fd, self.deadline, self.timeout_s = sock.fileno(), deadline, timeout_s
         self.buf = bytearray()
+        self.on_code = on_code  # source (bytes) compiled in the child -> None, or Stop
 
     def send(self, data: bytes) -> None:
         from .student import send_bytes
@@ -153,14 +155,20 @@ class _Channel:
                 self.buf += chunk
 
     def frame(self) -> dict:
-        """The next message; ``Stop`` for one that ends the item (a reference called, the
-        machinery changed, the step limit) or is not the grader's."""
-        self._fill(4)
-        (n,) = struct.unpack("!I", self.buf[:4])
-        if n > MAX_RECORD:
-            raise Stop("tampered", "wrote something other than the grader's record on its channel")
-        self._fill(4 + n)
-        body, self.buf = bytes(self.buf[4:4 + n]), self.buf[4 + n:]
+        """The next message; ``Stop`` for one that ends the item (a reference called or
+        copied, the machinery changed, the step limit) or is not the grader's. Code the
+        child compiled (``codewatch``) goes to ``on_code`` on the way."""
+        while True:
+            self._fill(4)
+            (n,) = struct.unpack("!I", self.buf[:4])
+            if n > MAX_RECORD:
+                raise Stop("tampered", "wrote something other than the grader's record on its channel")
+            self._fill(4 + n)
+            body, self.buf = bytes(self.buf[4:4 + n]), self.buf[4 + n:]
+            if not body.startswith(codewatch.CODE):
+                break
+            if self.on_code is not None:
+                self.on_code(body[1:])
         try:
             msg = json.loads(body)
         except (ValueError, RecursionError):
@@ -319,6 +327,22 @@ class Stop(BaseException):
 HEAVY = ("numpy", "torch", "transformers", "matplotlib")  # what the student process imports once
 
 
+@functools.lru_cache(maxsize=64)
+def _references(ex: str) -> dict[str, str]:
+    from .similarity import reference_sources
+    return reference_sources(ex)
+
+
+def _not_a_copy(ex: str, source: bytes) -> None:
+    """In the judge: code the item's child compiled (``codewatch``) that copies one of the
+    exercise's references ends the item as "reference"."""
+    from .similarity import copied
+    match = copied(source.decode("utf-8", "replace"), _references(ex))
+    if match is not None:
+        raise Stop("reference", f"ran a copy of the lab's {match.what}, made while graded "
+                                f"(similarity {match.score:.2f})"[:400])
+
+
 class StudentProcess:
     """The judge's side of ``labgrader.student``: started once (``start``), one child per
     item (``grade``), each on a channel of its own."""
@@ -329,7 +353,7 @@ class StudentProcess:
         self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.err = tempfile.TemporaryFile()
         self.views = tempfile.mkdtemp(prefix="lab-views-")
-        self._views: dict[str, tuple[Path, dict]] = {}  # view.key -> (folder, view.snapshot)
+        self._view_now: tuple[str, Path, dict] | None = None  # (view.key, folder, view.snapshot)
         self.proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "labgrader.student", str(theirs.fileno())],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -362,7 +386,8 @@ class StudentProcess:
         socket.send_fds(self.ctl, [json.dumps(setup).encode()], [theirs.fileno()])
         theirs.close()
         pid = json.loads(self.ctl.recv(1 << 16))["pid"]
-        chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s)
+        chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s,
+                        on_code=functools.partial(_not_a_copy, answer_id))
         job = {"ex": answer_id, "answer": item.answer,
                "names": sorted({*test_names(item.test), item.target or ""} - {""}),
                "imports": [check_module(answer_id), *imported_modules(item.answer),
@@ -390,17 +415,19 @@ class StudentProcess:
         return status, message, answer
 
     def _view(self, ex: str) -> Path:
-        """``ex``'s package view: the one built for an earlier item with the same stubs while
-        its files are as built (``view.unchanged``: no child wrote there), else a new one."""
+        """``ex``'s package view: the last item's while it has the same stubs and its files
+        are as built (``view.unchanged``: no child wrote there), else a new one; only one
+        view is on disk at a time (another view holds genuine code this item's stubs hide)."""
         from . import view
         key = view.key(ex)
-        built = self._views.get(key)
-        if built is not None and view.unchanged(*built):
-            return built[0]
-        if built is not None:
-            shutil.rmtree(built[0], ignore_errors=True)
+        if self._view_now is not None:
+            k, here, taken = self._view_now
+            if k == key and view.unchanged(here, taken):
+                return here
+            shutil.rmtree(here, ignore_errors=True)
+            self._view_now = None
         here = view.build(ex, Path(self.views))
-        self._views[key] = (here, view.snapshot(here))
+        self._view_now = (key, here, view.snapshot(here))
         return here
 
     def close(self) -> None:
