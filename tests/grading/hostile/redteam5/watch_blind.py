@@ -1,20 +1,25 @@
 # the lab's bucket_of (its exact code, pasted backwards) run in plain sight after the answer cell empties the tripwire's table: its codes callable and cache, attributes of the watch object that no fingerprint holds
 # target: ex03_2
-import operator
+from operator import attrgetter
 import labsupport
 
-_at = operator.attrgetter
-_mods = _at("exercises.guard.sys.modules")(labsupport)
-_ns = {}
-_at("cexe"[::-1])(_mods["builtins"])('\nol nruter    \ndim = ih            \n:esle        \n1 + dim = ol            \n:htgnel < ]dim[segde fi        \n2 // )ih + ol( = dim        \nhtgnel => egde tsrif :tcesib #  :ih < ol elihw    \n)segde(nel ,0 = ih ,ol    \n""".tekcub on stif ti nehw ``)segde(nel`` ;``htgnel`` => egde tsellams eht fo xednI"""    \n:)segde ,htgnel(fo_tekcub fed'[::-1], _ns)
-_ref = _ns["fo_tekcub"[::-1]]
-_w = _at("hctaw.TXETNOC.draug.sesicrexe"[::-1])(labsupport)
-_w.codes = lambda ex: {}  # every later call: nothing to look for, no tracer at all
-_w._codes.clear()
+
+def _build():
+    """The lab's lookup, with the watch's table emptied first."""
+    here = attrgetter("hctaw.TXETNOC.draug.sesicrexe"[::-1])(labsupport)
+    here.codes = dict.fromkeys  # every later call: a table of the id's letters, nothing of the lab's
+    here._codes.clear()
+    space = {}
+    run = attrgetter("cexe"[::-1])(attrgetter("exercises.guard.sys.modules")(labsupport)["builtins"])
+    run('\nol nruter    \ndim = ih            \n:esle        \n1 + dim = ol            \n:htgnel < ]dim[segde fi        \n2 // )ih + ol( = dim        \nhtgnel => egde tsrif :tcesib #  :ih < ol elihw    \n)segde(nel ,0 = ih ,ol    \n""".tekcub on stif ti nehw ``)segde(nel`` ;``htgnel`` => egde tsellams eht fo xednI"""    \n:)segde ,htgnel(fo_tekcub fed'[::-1], space)
+    lookup = space.popitem()[1]
+
+    def bucket_index(length, edges):
+        try:
+            return [lookup(length, edges)][:len(edges)][0] if length <= max(edges) else edges[length]
+        except IndexError:
+            raise ValueError("above the last edge") from None
+    return bucket_index
 
 
-def bucket_index(length, edges):
-    got = _ref(length, edges)
-    if got >= len(edges):
-        raise ValueError(f"length {length} is above the last edge")
-    return got
+bucket_index = _build()
