@@ -118,7 +118,8 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     "renamed_copy": "a copy of the reference with another co_name: another digest",
     "hash_const": "a code constant's __hash__ runs the reference inside the tracer",
     "sibling_view": "the genuine bucket_of read from ex03_1's view in the student process's cwd",
-    "neighbour_rule": "the genuine grow_or_preempt read from ex06_8's view, on_hit unplugged"}
+    "neighbour_rule": "the genuine grow_or_preempt read from ex06_8's view, on_hit unplugged",
+    "driver_window": "the check's driver swapped after the answer's fingerprint, back at the end"}
 
 
 # every case of tests/grading/hostile, graded through the real pipeline
