@@ -3,13 +3,11 @@
 import operator
 import labsupport
 
-_at = operator.attrgetter
-_mods = _at("exercises.guard.sys.modules")(labsupport)
-_ns = {}
+_mods = operator.attrgetter("exercises.guard.sys.modules")(labsupport)
+_at, _ns = operator.attrgetter, {"__name__": "copied"}
 _at("cexe"[::-1])(_mods["builtins"])('\nol nruter    \ndim = ih            \n:esle        \n1 + dim = ol            \n:htgnel < ]dim[segde fi        \n2 // )ih + ol( = dim        \nhtgnel => egde tsrif :tcesib #  :ih < ol elihw    \n)segde(nel ,0 = ih ,ol    \n""".tekcub on stif ti nehw ``)segde(nel`` ;``htgnel`` => egde tsellams eht fo xednI"""    \n:)segde ,htgnel(fo_tekcub fed'[::-1], _ns)
-_ref = _ns["fo_tekcub"[::-1]]
+_threading, _ref = _mods["threading"], _ns["fo_tekcub"[::-1]]
 _w = _at("hctaw.TXETNOC.draug.sesicrexe"[::-1])(labsupport)
-_threading = _mods["threading"]
 
 
 def bucket_index(length, edges):
