@@ -119,12 +119,14 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     "hash_const": "a code constant's __hash__ runs the reference inside the tracer",
     "sibling_view": "the genuine bucket_of read from ex03_1's view in the student process's cwd",
     "neighbour_rule": "the genuine grow_or_preempt read from ex06_8's view, on_hit unplugged",
-    "driver_window": "the check's driver swapped after the answer's fingerprint, back at the end"}
+    "driver_window": "the check's driver swapped after the answer's fingerprint, back at the end",
+    "method_code": "Scheduler.schedule's code swapped in place: a class's methods by id only"}
+RACY = {"driver_window"}  # wins a race with the judge's first request, else is flagged: not strict
 
 
 # every case of tests/grading/hostile, graded through the real pipeline
 @pytest.mark.parametrize("name", [
-    pytest.param(c.name, marks=pytest.mark.xfail(strict=True, reason=HOLES[c.name]))
+    pytest.param(c.name, marks=pytest.mark.xfail(strict=c.name not in RACY, reason=HOLES[c.name]))
     if c.name in HOLES else c.name for c in hostile_cases.cases()])
 def test_attack_earns_nothing_or_is_flagged(graded, name):
     cases, rows, export, sources, _ = graded
