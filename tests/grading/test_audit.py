@@ -159,7 +159,7 @@ def test_magics_become_plain_python():
     ("redteam/nan_fit", "fail"), ("judge/numpy_item", "fail"),
     ("judge/numpy_forged_name", "fail"), ("judge/meta_eq", "fail"), ("judge/hidden_exc", "fail"),
     ("judge/seed_print", "fail"), ("judge/seed_print_guard", "fail"),
-    ("redteam3/context_setattr", "tampered"), ("redteam3/tracer_hash", "reference"),
+    ("redteam3/context_setattr", "tampered"), ("redteam3/tracer_hash", "tampered"),
     ("redteam3/gc_window", "reference"),  # cwd_shadow, home_poison write files: box only
     ("views/frame_globals", "fail"), ("views/frame_locals", "fail"),
     ("views/frame_traceback", "fail"), ("views/frame_generator", "reference"),
@@ -167,23 +167,11 @@ def test_magics_become_plain_python():
     ("views/forge_frames", "tampered"), ("views/proc_judge", "fail"),
     ("views/socket_redirect", "tampered"), ("redteam4/huge_int", "tampered"),
     ("redteam4/exc_spoof", "tampered"), ("redteam4/parent_mem", "fail"),
-    # hostile/redteam5: holes while open (a strict xfail each: they pass the judge unflagged),
-    # with what each should get once closed
-    *[pytest.param(f"redteam5/{n}", want, marks=pytest.mark.xfail(strict=True, reason=why))
-      for n, want, why in [
-          ("untraced_copy", "tampered", "tripwire._run_traced(None, ...) switches tracing off "
-                                        "from a caller the audit hook allows"),
-          ("watch_deaf", "reference", "the watch object's on_hit can be set to None"),
-          ("watch_blind", "reference", "the watch object's codes and cache can be emptied"),
-          ("thread_untraced", "reference", "thread_tracer and threading's hook can be cleared "
-                                           "before a thread starts"),
-          ("renamed_copy", "reference", "a copy with another co_name has another digest"),
-          ("hash_const", "reference", "a code constant's __hash__ runs inside the tracer"),
-          ("method_code", "tampered", "a class's method's __code__ swapped in place: the "
-                                      "fingerprint holds the ids of a class's attributes only")]],
-    pytest.param("redteam5/driver_window", "tampered", marks=pytest.mark.xfail(
-        strict=False, reason="the driver swapped between the answer cell's fingerprint and the "
-                             "end's runs unwatched (wins a race with the judge's first request)")),
+    # hostile/redteam5 (holes when found): each copy of a reference, compiled at run time, is
+    # seen by the code watch before it runs (codewatch)
+    *[(f"redteam5/{n}", "reference") for n in (
+        "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
+        "hash_const", "method_code", "driver_window")],
     # the neighbour views exist only when the notebook's earlier items were graded first
     # (test_neighbour_views_hold_the_genuine_code); alone, these find none and fail
     ("redteam5/sibling_view", "fail"), ("redteam5/neighbour_rule", "fail")])
@@ -248,7 +236,8 @@ def test_a_view_a_child_wrote_in_is_not_used_again():
              trusted.Item("kc08_02_test", "kc08_02 = False", "check_kc08_02(kc08_02)",
                           target="kc08_02")]
     got = trusted.run_items(items, timeout_s=60)
-    assert got["kc08_01_test"] == ("pass", "", "planted"), got  # it did write there
+    status, _, planted = got["kc08_01_test"]  # it wrote there, or the view was read-only
+    assert status == "pass" and (planted == "planted" or "Read-only" in planted), got
     assert got["kc08_03_test"][0] == "fail", got  # its import found no planted module
     assert got["kc08_02_test"] == ("pass", "", False), got  # the fresh view grades as before
 
@@ -282,16 +271,14 @@ def test_no_share_from_the_students_text():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, attacked", [
-    pytest.param("sibling_view", "ex03_2_test", marks=pytest.mark.xfail(
-        strict=True, reason="hole: ex03_1's view (bucket_of genuine) is readable from ex03_2's child")),
-    pytest.param("neighbour_rule", "ex06_4_test", marks=pytest.mark.xfail(
-        strict=True, reason="hole: ex06_8's view (the rules genuine) is readable from ex06_4's child"))])
+@pytest.mark.parametrize("name, attacked", [("sibling_view", "ex03_2_test"),
+                                            ("neighbour_rule", "ex06_4_test")])
 def test_neighbour_views_hold_the_genuine_code(name, attacked):
     """``redteam5/sibling_view`` (ex03_2), ``neighbour_rule`` (ex06_4): the child reads the
     lab's genuine module from the view an earlier item of its notebook left in the student
     process's folder (its cwd), and runs it (renamed; or with the tripwire's report
-    unplugged): the item must not pass."""
+    unplugged): the item must not pass (one view is on disk at a time, and the code watch
+    sees the genuine source compiled)."""
     case = hostile_cases.case(HOSTILE / "redteam5" / f"{name}.py")
     got = trusted.run_items(_notebook_items(case), timeout_s=60)
     assert got[attacked][0] != "pass", got[attacked]
@@ -304,8 +291,6 @@ kc08_02 = False
 """
 
 
-@pytest.mark.xfail(strict=True, reason="hole: a child can write its template's memory "
-                                       "(redteam5/template_mem)")
 def test_a_child_cannot_change_the_next_childs_start():
     """``redteam5/template_mem`` (kc08_01) writes, through ``/proc/<template>/mem``, into the
     template the next knowledge-check item forks from: the audit hook's words there. The
