@@ -151,8 +151,10 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     "view_block",  # redteam4: each item's view is a fresh folder, never one found
                     "view_poison",  # redteam4: the same; what a child wrote is never read
                     "partial_forge",  # redteam4: a share comes only from the judge's own check
-                    "template_mem"}  # redteam5: earns nothing itself (a keyed item); what it does
-#                                    to the next item is test_audit's strict xfail
+                    "template_mem",  # redteam5: earns nothing itself (a keyed item); the next
+                    #                  item is untouched (test_audit)
+                    "sibling_view", "neighbour_rule"}  # redteam5: one view on disk at a time:
+#                                                         no neighbour's genuine code to read
 
 
 def test_which_attacks_are_flagged(graded):
