@@ -29,7 +29,11 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "proc_judge", "socket_redirect",
                # hostile/redteam4: written to pass the audit (attrgetter, strings backwards)
                "view_poison", "partial_forge", "huge_int", "exc_spoof", "parent_mem",
-               "view_block"}
+               "view_block",
+               # hostile/kernel: the kernel reached through ipykernel's own singleton; what
+               # the grading kernel's client reads is what is tested (execute.MessageCheck)
+               "garbage_frames", "malformed_content", "error_reply", "forged_reply",
+               "result_number", "flood"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
