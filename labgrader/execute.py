@@ -161,8 +161,8 @@ class AutogradeExecute(SlicedWait, Execute):
         check_channels(kc, self._check)
         return kc
 
-    # nbclient's own binds its base method: these make its setup use the ones above (and
-    # ``SlicedWait``'s, which they call)
+    # nbclient's sync setup calls the base class's method bound here: this makes it call the
+    # one above (and ``SlicedWait``'s, which that calls)
     start_new_kernel_client = run_sync(async_start_new_kernel_client)
 
     def create_kernel_manager(self):
