@@ -72,6 +72,10 @@ class MessageCheck:
         elif channel == "iopub" and kind == "status" and content.get("execution_state") == "idle":
             self._once("'idle' status", msg)
 
+    def replied(self, cell: int) -> bool:
+        """Whether the kernel itself sent a reply while cell ``cell`` ran."""
+        return any(what == "execute_reply" and at == cell for (what, _), at in self._ended.items())
+
     def _once(self, what: str, msg: dict) -> None:
         request = msg["parent_header"].get("msg_id")
         if not isinstance(request, str):
@@ -237,13 +241,11 @@ class AutogradeExecute(SlicedWait, Execute):
         try:
             return super().preprocess_cell(cell, resources, index)
         except KernelMessageError as exc:
-            cell.outputs = [error_output("KernelMessageError", f"the kernel sent {exc}; it was "
-                                         "stopped and the cells after this one were not run")]
-            self.nb.cells[index] = cell
-            self._unreadable(index, f"the kernel's messages could not be read in cell "
-                                    f"{index + 1}: {exc}; the kernel was stopped")
-            return cell, self.resources
+            return self._unreadable(cell, index, exc)
         except CellTimeoutError:  # the interrupt did not stop it: the kernel is lost
+            if self._check.replied(index):  # no: it replied, and its outputs never ended
+                return self._unreadable(cell, index, KernelMessageError(
+                    f"a reply to it but no 'idle' within {self.iopub_timeout:g} s after"))
             cell.outputs.append(error_output("Unresponsive", f"still running {self.timeout:g} s after "
                                        "the interrupt; the kernel was stopped"))
             self.nb.cells[index] = cell
@@ -264,16 +266,25 @@ class AutogradeExecute(SlicedWait, Execute):
                 self._revive(index)
             return cell, self.resources
 
-    def _unreadable(self, index: int, why: str) -> None:
-        """Stop a kernel whose messages could not be read (``why``): with a box, the box is
-        killed and the cells after it are not run; without one, the kernel is restarted as
-        after a death (``_revive``) while restarts last."""
-        if self.box is None and len(self._dead | {index}) <= self.max_restarts:
+    def _unreadable(self, cell, index: int, exc: KernelMessageError):
+        """Stop a kernel whose messages could not be read in cell ``index``: the cell gets the
+        error; with a box, the box is killed and the cells after it are not run; without
+        one, the kernel is restarted as after a death (``_revive``) while restarts last."""
+        restart = self.box is None and len(self._dead | {index}) <= self.max_restarts
+        after = "a fresh kernel ran the cells after it" if restart else \
+            "the cells after this one were not run"
+        cell.outputs = [error_output("KernelMessageError", f"the kernel sent {exc}; it was "
+                                     f"stopped and {after}")]
+        self.nb.cells[index] = cell
+        why = f"the kernel's messages could not be read in cell {index + 1}: {exc}; " \
+              "the kernel was stopped"
+        if restart:
             self._events.append((index, why))
             self._dead.add(index)
             self._revive(index)
         else:
             self._stop(index, why)
+        return cell, self.resources
 
     def _stop(self, index: int, why: str) -> None:
         """No more cells run in this notebook: each gets ``NotRun`` with ``why``."""
@@ -295,6 +306,7 @@ class AutogradeExecute(SlicedWait, Execute):
                 if kept.cell_type != "code" or j in self._dead or j in self._skip:
                     continue
                 try:
+                    self._check.cell = j
                     self.execute_cell(copy.deepcopy(kept), j, store_history=False)
                 except DeadKernelError:
                     self._dead.add(j)

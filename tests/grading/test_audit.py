@@ -32,7 +32,7 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "view_block",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (execute.MessageCheck)
-               "garbage_frames", "malformed_content", "error_reply", "forged_reply",
+               "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",
                "result_number", "flood"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them

@@ -160,7 +160,8 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     "partial_forge",  # redteam4: a share comes only from the judge's own check
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the
 #                                       kernel's own (flagged today only as its cell fails alone)
-UNREADABLE = {"garbage_frames", "malformed_content", "error_reply", "forged_reply"}
+UNREADABLE = {"garbage_frames", "malformed_content", "error_reply", "forged_reply",
+              "reply_no_idle"}
 # hostile/kernel: messages the grader cannot read or that the protocol never sends twice
 
 

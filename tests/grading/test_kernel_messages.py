@@ -4,6 +4,7 @@ message that is not a Jupyter message, has malformed content, or repeats a reply
 ``idle`` the protocol sends once is a ``KernelMessageError`` (the executor then stops that
 kernel; ``tests/grading/hostile/kernel/`` grades such submissions end to end)."""
 import asyncio
+from pathlib import Path
 from queue import Empty
 
 import pytest
@@ -65,6 +66,17 @@ def test_a_second_end_of_one_request_is_a_forgery(channel, kind, content):
         check.check(channel, _msg(kind, content))
 
 
+def test_it_knows_which_cells_the_kernel_itself_answered():
+    """A reply read while a cell ran: the executor then tells a cell whose outputs never
+    ended (its ``idle`` missing after a reply) from one that ignored the interrupt."""
+    check = MessageCheck()
+    check.cell = 2
+    check.check("iopub", _msg("status", {"execution_state": "idle"}))
+    assert not check.replied(2)
+    check.check("shell", _msg("execute_reply", OK_REPLY))
+    assert check.replied(2) and not check.replied(3)
+
+
 GARBAGE = """
 from ipykernel.kernelapp import IPKernelApp
 IPKernelApp.instance().kernel.iopub_socket.send_multipart([b"garbage", b"\\xff"])
@@ -97,3 +109,38 @@ def test_garbage_frames_from_a_real_kernel_are_a_kernel_message_error():
     refused, seen, status = asyncio.run(run())
     assert len(refused) == 1 and "not a Jupyter message" in refused[0], refused
     assert "idle" in seen and status == "ok"
+
+
+@pytest.mark.slow
+def test_without_a_box_the_kernel_is_restarted_and_the_judge_grades(tmp_path):
+    """``Sandbox.mode = "off"`` (no box): a submission whose first answer cell writes raw
+    frames on iopub is graded by real nbgrader; that cell gets the error, a fresh kernel
+    runs the cells after it (none is ``NotRun``), the attacked item scores 0 and the
+    submission is flagged with the reason."""
+    import shutil
+
+    import nbformat
+    from nbgrader.api import Gradebook
+
+    from labgrader import Course, course_config
+
+    from .test_autograde_jobs import _kc_assignment, _submit
+    src = _kc_assignment()
+    root = tmp_path / "course"
+    shutil.copytree(src.parent, root / "solutions" / src.parent.name)
+    course = Course(course_config(root, **{"Execute.timeout": 20, "Sandbox.mode": "off"}))
+    assert course.release()
+    a, name = src.parent.name, src.stem
+    attack = (Path(__file__).parent / "hostile" / "kernel" / "garbage_frames.py").read_text()
+    _submit(course, a, name, "forger", first=attack)
+    assert course.autograde(a), "the submission stopped grading"
+    with Gradebook(course.coursedir.db_url) as gb:
+        nb = gb.find_submission_notebook(name, a, "forger")
+        scores = {g.name: g.auto_score for g in nb.grades if g.name.endswith("_test")}
+        reasons = " ".join(c.auto_comment or "" for c in nb.comments)
+        assert nb.flagged and scores and sum(scores.values()) == 0, scores
+    assert "the kernel's messages could not be read in cell" in reasons, reasons
+    graded = nbformat.read(course._dir("autograded") / "forger" / a / f"{name}.ipynb", 4)
+    errors = [o.ename for c in graded.cells if c.cell_type == "code" for o in c.outputs
+              if o.output_type == "error"]
+    assert "KernelMessageError" in errors and "NotRun" not in errors, errors
