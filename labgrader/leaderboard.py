@@ -5,7 +5,9 @@ Each graded submission of the challenge item keeps its verdict's numbers as the 
 comment (``pipeline.JudgedSaveAutoGrades``: ``goodput G/s vs fifo F, window W, …``: the
 policy's mean goodput on the hidden traces and each baseline's on the same traces).
 ``standings`` reads them back (one ``Standing`` per student; a submission without numbers,
-a rule-breaker or one not graded yet, ranks last with its score), ``write_csv`` and
+a rule-breaker or one not graded yet, ranks last with its score; a flagged one — the grader
+found tampering, the lab's own code, a copy: ``review.flags`` — is not ranked: it is listed
+after the ranked rows with the reason, "under review", until a trainer has looked), ``write_csv`` and
 ``write_html`` write them (one static page: a table and an inline SVG plot of each
 student's goodput against the baselines; no script, no CDN). ``--alias`` shows each
 student by a stable alias (``alias``) instead of their id.
@@ -27,13 +29,15 @@ _ANIMALS = ("otter", "heron", "lynx", "ibex", "wren", "orca", "panda", "koala", 
 
 @dataclass
 class Standing:
-    """One student's row: their points, goodput (req/s; None: no numbers) and the
-    baselines' goodput on the same hidden traces."""
+    """One student's row: their points, goodput (req/s; None: no numbers), the
+    baselines' goodput on the same hidden traces, and why a trainer should look first
+    (``review``: empty when nothing was flagged)."""
     student: str
     points: float
     max_points: float
     goodput: float | None
     baselines: dict[str, float] = field(default_factory=dict)
+    review: str = ""
 
     @property
     def beaten(self) -> list[str]:
@@ -58,8 +62,11 @@ def alias(student: str, assignment: str = ASSIGNMENT) -> str:
 
 def standings(db_url: str, assignment: str = ASSIGNMENT, notebook: str = NOTEBOOK,
               item: str = ITEM) -> list[Standing]:
-    """Every submission of ``assignment``, best goodput first (no numbers: last, by points)."""
+    """Every submission of ``assignment``, best goodput first (no numbers: last, by points;
+    flagged: after every ranked row)."""
     from nbgrader.api import Gradebook, MissingEntry
+
+    from .review import grouped, flags
     out = []
     with Gradebook(db_url) as gb:
         for sub in gb.assignment_submissions(assignment):
@@ -69,10 +76,24 @@ def standings(db_url: str, assignment: str = ASSIGNMENT, notebook: str = NOTEBOO
             except MissingEntry:
                 continue
             goodput, base = parse(comment.auto_comment)
+            why = "; ".join(grouped([f for f in flags(gb, assignment, sub.student_id)
+                                     if f[0] == notebook]))
             out.append(Standing(sub.student_id, float(grade.score or 0.0),
-                                float(grade.max_score), goodput, base))
-    return sorted(out, key=lambda s: (s.goodput is None, -(s.goodput or 0.0), -s.points,
-                                      s.student))
+                                float(grade.max_score), goodput, base, why))
+    return sorted(out, key=lambda s: (bool(s.review), s.goodput is None, -(s.goodput or 0.0),
+                                      -s.points, s.student))
+
+
+def ranked(rows: list[Standing]) -> list[tuple[str, Standing]]:
+    """(rank, row): 1, 2, … for the rows nothing flagged; "review" for the others."""
+    out, k = [], 0
+    for r in rows:
+        if r.review:
+            out.append(("review", r))
+        else:
+            k += 1
+            out.append((str(k), r))
+    return out
 
 
 def baseline_means(rows: list[Standing]) -> dict[str, float]:
@@ -90,11 +111,11 @@ def _name(r: Standing, aliases: bool) -> str:
 
 def lines(rows: list[Standing], aliases: bool = False) -> list[str]:
     """The standings as terminal lines."""
-    out = [f"{'rank':>4}  {'student':<20} {'points':>7} {'goodput/s':>10}  beats"]
-    for k, r in enumerate(rows, 1):
+    out = [f"{'rank':>6}  {'student':<20} {'points':>7} {'goodput/s':>10}  beats"]
+    for k, r in ranked(rows):
         g = f"{r.goodput:.1f}" if r.goodput is not None else "-"
-        out.append(f"{k:>4}  {_name(r, aliases):<20} {r.points:>3g}/{r.max_points:<3g} {g:>10}  "
-                   f"{', '.join(r.beaten) or '-'}")
+        out.append(f"{k:>6}  {_name(r, aliases):<20} {r.points:>3g}/{r.max_points:<3g} {g:>10}  "
+                   f"{', '.join(r.beaten) or '-'}" + (f"  (under review: {r.review})" if r.review else ""))
     base = baseline_means(rows)
     if base:
         out.append("baselines (mean goodput/s): "
@@ -108,18 +129,19 @@ def write_csv(rows: list[Standing], path: Path, aliases: bool = False) -> Path:
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["rank", "student", "points", "max_points", "goodput_rps",
-                    *[f"{n}_rps" for n in names], "beaten"])
-        for k, r in enumerate(rows, 1):
+                    *[f"{n}_rps" for n in names], "beaten", "review"])
+        for k, r in ranked(rows):
             w.writerow([k, _name(r, aliases), f"{r.points:g}", f"{r.max_points:g}",
                         "" if r.goodput is None else f"{r.goodput:.1f}",
                         *[f"{r.baselines[n]:.1f}" if n in r.baselines else "" for n in names],
-                        " ".join(r.beaten)])
+                        " ".join(r.beaten), r.review])
     return path
 
 
 def svg(rows: list[Standing], aliases: bool = False) -> str:
-    """A horizontal bar per student (goodput), a dashed line per baseline (its mean)."""
-    base, scored = baseline_means(rows), [r for r in rows if r.goodput is not None]
+    """A horizontal bar per ranked student (goodput), a dashed line per baseline (its mean)."""
+    base = baseline_means(rows)
+    scored = [r for r in rows if r.goodput is not None and not r.review]  # ranked rows only
     top = max([r.goodput for r in scored] + list(base.values()) + [1.0]) * 1.1
     left, width, bar, head = 160, 560, 22, 40
     height = head + bar * max(len(scored), 1) + 48
@@ -159,28 +181,35 @@ def svg(rows: list[Standing], aliases: bool = False) -> str:
     return "\n".join(parts)
 
 
+REVIEW_ROW = ' class="review"'  # a flagged row: unranked, greyed
+
+
 def write_html(rows: list[Standing], path: Path, aliases: bool = False) -> Path:
     """One static page: the plot, then the table."""
     names = list(baseline_means(rows))
     body = "".join(
-        f"<tr><td>{k}</td><td>{html.escape(_name(r, aliases))}</td>"
+        f"<tr{REVIEW_ROW if r.review else ''}><td>{'under review' if r.review else k}</td>"
+        f"<td>{html.escape(_name(r, aliases))}</td>"
         f"<td>{r.points:g}/{r.max_points:g}</td>"
         f"<td>{'' if r.goodput is None else f'{r.goodput:.1f}'}</td>"
         + "".join(f"<td>{r.baselines[n]:.1f}</td>" if n in r.baselines else "<td></td>"
                   for n in names)
-        + f"<td>{html.escape(', '.join(r.beaten))}</td></tr>"
-        for k, r in enumerate(rows, 1))
+        + f"<td>{html.escape(', '.join(r.beaten))}</td>"
+        f"<td class='why'>{html.escape(r.review)}</td></tr>"
+        for k, r in ranked(rows))
     heads = "".join(f"<th>{html.escape(n)}</th>" for n in names)
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Leaderboard: {ASSIGNMENT}</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}</style></head>
+td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}
+tr.review{{color:#777}}td.why{{text-align:left}}</style></head>
 <body><h1>Leaderboard: the batching challenge ({ITEM})</h1>
 <p>Goodput: requests per second finished within the SLO, mean over the grading run's hidden
-traces; baselines on the same traces.</p>
+traces; baselines on the same traces. A submission the grader flagged is listed "under
+review", unranked and not plotted, until a trainer has looked at it.</p>
 {svg(rows, aliases)}
 <table><thead><tr><th>rank</th><th>student</th><th>points</th><th>goodput/s</th>{heads}
-<th>beats</th></tr></thead><tbody>{body}</tbody></table></body></html>
+<th>beats</th><th>review</th></tr></thead><tbody>{body}</tbody></table></body></html>
 """
     path.write_text(page)
     return path

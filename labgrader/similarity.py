@@ -172,6 +172,21 @@ def best_match(answer: str, others: dict[str, str], given: str = "") -> Match | 
     return best
 
 
+def copied(source: str, references: dict[str, str]) -> Match | None:
+    """The reference (label -> source) that ``source`` — code a student's process compiled
+    while graded (``codewatch``) — copies, as a whole or in one of its definitions, scoring
+    ≥ ``THRESHOLD``; None when none does."""
+    try:
+        tree = ast.parse(source[:MAX_SOURCE])
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    units = [source] + [ast.get_source_segment(source, n) or "" for n in ast.walk(tree)
+                        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    found = [m for m in (best_match(u, references) for u in units) if m is not None]
+    best = max(found, key=lambda m: m.score, default=None)
+    return best if best is not None and best.score >= THRESHOLD else None
+
+
 # ---- what an answer is compared with ------------------------------------------------------
 
 def _units(path: Path, names: list[str]) -> dict[str, str]:

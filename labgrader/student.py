@@ -3,28 +3,33 @@
 The judge (``labgrader.trusted``) starts it once per notebook (``python -P -m
 labgrader.student <socket fd>``): a fresh process, not a fork of the judge, that imports
 the heavy libraries the cells need (numpy; torch where the judge needed it) and nothing of
-the lab. For each item the judge hands it a channel (a socket, passed with ``SCM_RIGHTS``)
-and it forks one child (``_item``), which:
+the lab. For each item the judge names the item's package view (``labgrader.view``: the
+lab's own implementations of the exercise are stubs there that tell the judge when called)
+and hands over a channel (a socket, passed with ``SCM_RIGHTS``). Per view, one *template*
+(``_template``) imports the lab from it once: it puts the view first on ``sys.path`` and,
+where the system lets it, shows the view at the genuine package's folder too (a private
+mount namespace: the genuine files are out of reach). It never runs a student's code: for
+each item it forks one child (``_item``), which:
 
-1. puts the item's package view first on ``sys.path`` (``labgrader.view``: the lab's own
-   implementations of the exercise are stubs there that tell the judge when called) and, where
-   the system lets it, shows that view at the genuine package's folder too (a private mount
-   namespace: the genuine files are out of reach);
-2. loads the seccomp filter (``syscalls``: no new process, the channel stays put), the audit
+1. loads the seccomp filter (``syscalls``: no new process, the channel stays put), the audit
    hook (``watch_tracing``), the tripwire (``tripwire``: a copy of a reference's code, by its
    shape, sent by the judge as digests), and runs the answer cell;
-3. sends the values of the names the test reads, then answers the judge's calls one by one:
+2. sends the values of the names the test reads, then answers the judge's calls one by one:
    each request (``tape.Remote``) names a student's object or a lab driver and its arguments;
    the call runs here (watched, under the step limit where asked) and its outcome goes back
    as one recorded call (``tape.Tape``, ``wire``).
 
-The check, its expected values and the hidden keys never enter this process: what it can
-send is by construction only the student's answer, which the judge checks like any other.
-Frames: 4-byte length, then JSON from here, pickle from the judge (the only reader of
-this process's frames is the judge, which never unpickles them).
+Items of the same view (the knowledge check's, with no reference to stub) share one template,
+so the lab is imported once for them; each child still starts from the template's clean
+state, and the judge checks the view's files before it names the view again
+(``view.unchanged``). The check, its expected values and the hidden keys never enter this
+process: what it can send is by construction only the student's answer, which the judge
+checks like any other. Frames: 4-byte length, then JSON from here, pickle from the judge
+(the only reader of this process's frames is the judge, which never unpickles them).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -93,26 +98,83 @@ def _private_view(view: str, genuine: str) -> bool:
     return True
 
 
-def _item(chan: int) -> None:
-    """One item, in a child of the student process (see the module's docstring)."""
-    job = pickle.loads(read_frame(chan))  # from the judge
-    view, genuine = job["view"], job["genuine"]
-    os.environ.update(job["env"])  # the lab's data, where the genuine package finds it
+def _seal(private: bool, view: str) -> None:
+    """The template, before any child: not dumpable (a child of the same user cannot open
+    its ``/proc/<pid>/mem``), and in its own mount namespace its view read-only (a child
+    cannot change what the next child of the template imports)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    view = view.encode()
+    if private and libc.mount(view, view, None, 4096 | 16384, None) == 0:  # MS_BIND | MS_REC
+        libc.mount(None, view, None, 4096 | 32 | 1 | 16384, None)  # ... | MS_REMOUNT | MS_RDONLY
+
+
+def _drop_capabilities() -> None:
+    """An item's child gives up every capability it holds in the template's user namespace
+    (``CAP_SYS_PTRACE`` over the template among them)."""
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)()) != 0:  # version 3
+        raise OSError(ctypes.get_errno(), "capset")
+
+
+def _template(ctl: socket.socket, setup: dict) -> None:
+    """Import the lab from one view, once, and fork a child per item (its channel arrives
+    on ``ctl``); tell the student process each child's pid, then its exit code."""
+    view, genuine = setup["view"], setup["genuine"]
+    os.environ.update(setup["env"])  # the lab's data, where the genuine package finds it
     private = _private_view(view, genuine)
     sys.path.insert(0, view)
     sys.dont_write_bytecode = True
     null = os.open(os.devnull, os.O_RDWR)
     for n in (0, 1, 2):
         os.dup2(null, n)
+    from labsupport.exercises import guard, plain  # noqa: F401 - imported once, for every child
+    from . import codewatch, fingerprint, syscalls, tape, trusted, tripwire, wire  # noqa: F401
+    in_use = guard.__file__.startswith((view, genuine if private else view))
+    roots = tuple(dict.fromkeys(os.path.join(p, "") for p in (
+        view, *([genuine] if private else []), sys.prefix, sys.base_prefix)))
+    _seal(private, view)
+    while True:
+        msg, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 1)
+        if not msg or not fds:
+            return
+        pid = os.fork()
+        if pid == 0:
+            try:
+                ctl.close()
+                if in_use:
+                    _item(fds[0], roots, private)
+                else:
+                    send(fds[0], {"kind": "error",
+                                  "what": f"the package view is not in use ({guard.__file__})"})
+            finally:
+                os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        ctl.sendall(json.dumps({"pid": pid}).encode())
+        _, status = os.waitpid(pid, 0)
+        ctl.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode())
+
+
+def _item(chan: int, roots: tuple[str, ...], private: bool) -> None:
+    """One item, in a child of the view's template (see the module's docstring)."""
+    job = pickle.loads(read_frame(chan))  # from the judge
     from labsupport.exercises import guard
-    if not guard.__file__.startswith((view, genuine if private else view)):
-        send(chan, {"kind": "error", "what": f"the package view is not in use ({guard.__file__})"})
-        return
     from labsupport.exercises.plain import describe_error
     from . import syscalls, tripwire, wire
     from .fingerprint import changed, fingerprint
     from .tape import Tape
-    from .trusted import run_cell
+    from . import codewatch
+    from .trusted import _python, run_cell
     ex = job["ex"]
     for name in job["imports"]:
         try:
@@ -128,8 +190,11 @@ def _item(chan: int) -> None:
     guard.set_grading(tape=tape, watch=wire_, on_reference=lambda ref: hit(ex, ref),
                       on_limit=lambda message: (send(chan, {"kind": "limit", "message": message}),
                                                 os._exit(0)))
+    if private:
+        _drop_capabilities()  # none over the template's namespace: its memory stays its own
     syscalls.load(chan)  # from here on the kernel stops a new process or a moved channel
     watch_tracing(chan, guard, tripwire)
+    codewatch.install(chan, roots, _python(job["answer"]), _item.__code__, guard.Tampered)
     wire_.cover_raw_threads()
     before = fingerprint()
     ns: dict = {"__name__": "__main__"}
@@ -240,22 +305,71 @@ def main() -> int:
     from . import syscalls
     syscalls.prepare()  # looks up its libraries with ldconfig (a new process): once, here
     ctl.sendall(json.dumps(READY).encode())
-    while True:
-        msg, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 1)
-        if not msg:
-            return 0
-        pid = os.fork()
-        if pid == 0:
+    template: Template | None = None
+    try:
+        while True:
+            msg, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 1)
+            if not msg or not fds:
+                return 0
+            setup = json.loads(msg)
+            if template is not None and template.setup != setup:
+                template = template.close()
+            if template is None:
+                template = Template(setup)
+            if not template.run(fds[0], ctl):  # it died: this item fails, the next gets a new one
+                template = template.close()
+    finally:
+        if template is not None:
+            template.close()
+
+
+def _close_sockets(but: int) -> None:
+    """Close every socket this process holds except ``but``: a template starts with no
+    way to the judge but the channels it is handed, one per child."""
+    import stat
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        with contextlib.suppress(OSError):
+            if fd != but and stat.S_ISSOCK(os.fstat(fd).st_mode):
+                os.close(fd)
+
+
+class Template:
+    """The student process's side of one view's template (``_template``)."""
+
+    def __init__(self, setup: dict):
+        self.setup = setup
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.pid = os.fork()
+        if self.pid == 0:
             try:
-                ctl.close()
-                _item(fds[0])
+                _close_sockets(but=theirs.fileno())  # the judge's, and the item's channel
+                _template(theirs, setup)
             finally:
                 os._exit(0)
-        for fd in fds:
-            os.close(fd)
+        theirs.close()
+
+    def run(self, chan: int, ctl: socket.socket) -> bool:
+        """Hand ``chan`` to a new child; relay its pid and its exit code to the judge."""
+        try:
+            socket.send_fds(self.sock, [b"item"], [chan])
+            pid = json.loads(self.sock.recv(1 << 16))["pid"]
+        except (OSError, ValueError, KeyError):
+            pid = None
+        finally:
+            os.close(chan)
         ctl.sendall(json.dumps({"pid": pid}).encode())
-        _, status = os.waitpid(pid, 0)
-        ctl.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode())
+        try:
+            code = json.loads(self.sock.recv(1 << 16))["exit"] if pid else None
+        except (OSError, ValueError, KeyError):
+            code = None
+        ctl.sendall(json.dumps({"exit": code if code is not None else -9}).encode())
+        return code is not None
+
+    def close(self) -> None:
+        self.sock.close()
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
 
 
 if __name__ == "__main__":

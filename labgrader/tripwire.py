@@ -120,7 +120,7 @@ class Tripwire:
         self.on_hit = on_hit
         self.codes = codes or reference_codes  # ex -> {code object or code_digest: reference}
         self._codes: dict[tuple[str, int], dict] = {}  # (ex, modules loaded) -> its codes
-        self._memo: dict[tuple[str, int], dict] = {}  # the same key -> the codes looked up
+        self._memo: dict[tuple[str, int], dict] = {}  # the same key -> the codes looked at
         self.thread_tracer = None  # while armed: the tracer a new thread starts with
 
     def cover_raw_threads(self) -> None:
@@ -147,24 +147,25 @@ class Tripwire:
             yield
             return
         hits, old = self.hits, sys.gettrace()
-        memo = self._memo.setdefault(key, {})  # code object -> reference name or None (each looked at once)
+        memo = self._memo.setdefault(key, {})  # id(code) -> (code, reference name or None)
 
-        def seen(frame, event, arg):
+        def seen(frame, event, arg):  # every Python call: keep it cheap
             code = frame.f_code
-            ref = memo.get(code, _UNSEEN)
-            if ref is _UNSEEN:
-                ref = memo[code] = codes.get(code) or (None if _nested(code) else codes.get(code_digest(code)))
-            if ref is not None and (ex, ref) not in hits:
-                hits.append((ex, ref))
+            got = memo.get(id(code))  # by id (a code object's hash reads all of it); the
+            if got is None or got[0] is not code:  # memo keeps it alive, so its id is its own
+                got = memo[id(code)] = (code, codes.get(code) or (
+                    None if _nested(code) else codes.get(code_digest(code))))
+            if got[1] is not None and (ex, got[1]) not in hits:
+                hits.append((ex, got[1]))
                 if self.on_hit is not None:
-                    self.on_hit(ex, ref)
+                    self.on_hit(ex, got[1])
 
         def trace(frame, event, arg):
             seen(frame, event, arg)
-            return old(frame, event, arg) if old is not None else None
+            return old(frame, event, arg)
 
         old_threads, old_tracer = threading.gettrace(), self.thread_tracer
-        sys.settrace(trace)
+        sys.settrace(seen if old is None else trace)
         threading.settrace(seen)  # a thread the call starts runs the reference in plain sight too
         self.thread_tracer = seen
         try:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import functools
 import importlib
 import inspect
 import json
@@ -43,7 +44,7 @@ from typing import Callable
 
 from labsupport.exercises.partial import PartialScore, share as partial_share
 
-from . import syscalls
+from . import codewatch, syscalls
 
 
 @dataclass(frozen=True)
@@ -126,9 +127,10 @@ class _Channel:
     """The judge's end of one item's channel: frames from the student process (JSON only,
     ``MAX_RECORD`` at most), each read by its deadline."""
 
-    def __init__(self, sock, deadline: float, timeout_s: float):
+    def __init__(self, sock, deadline: float, timeout_s: float, on_code=None):
         self.fd, self.deadline, self.timeout_s = sock.fileno(), deadline, timeout_s
         self.buf = bytearray()
+        self.on_code = on_code  # source (bytes) compiled in the child -> None, or Stop
 
     def send(self, data: bytes) -> None:
         from .student import send_bytes
@@ -153,14 +155,20 @@ class _Channel:
                 self.buf += chunk
 
     def frame(self) -> dict:
-        """The next message; ``Stop`` for one that ends the item (a reference called, the
-        machinery changed, the step limit) or is not the grader's."""
-        self._fill(4)
-        (n,) = struct.unpack("!I", self.buf[:4])
-        if n > MAX_RECORD:
-            raise Stop("tampered", "wrote something other than the grader's record on its channel")
-        self._fill(4 + n)
-        body, self.buf = bytes(self.buf[4:4 + n]), self.buf[4 + n:]
+        """The next message; ``Stop`` for one that ends the item (a reference called or
+        copied, the machinery changed, the step limit) or is not the grader's. Code the
+        child compiled (``codewatch``) goes to ``on_code`` on the way."""
+        while True:
+            self._fill(4)
+            (n,) = struct.unpack("!I", self.buf[:4])
+            if n > MAX_RECORD:
+                raise Stop("tampered", "wrote something other than the grader's record on its channel")
+            self._fill(4 + n)
+            body, self.buf = bytes(self.buf[4:4 + n]), self.buf[4 + n:]
+            if not body.startswith(codewatch.CODE):
+                break
+            if self.on_code is not None:
+                self.on_code(body[1:])
         try:
             msg = json.loads(body)
         except (ValueError, RecursionError):
@@ -319,6 +327,22 @@ class Stop(BaseException):
 HEAVY = ("numpy", "torch", "transformers", "matplotlib")  # what the student process imports once
 
 
+@functools.lru_cache(maxsize=64)
+def _references(ex: str) -> dict[str, str]:
+    from .similarity import reference_sources
+    return reference_sources(ex)
+
+
+def _not_a_copy(ex: str, source: bytes) -> None:
+    """In the judge: code the item's child compiled (``codewatch``) that copies one of the
+    exercise's references ends the item as "reference"."""
+    from .similarity import copied
+    match = copied(source.decode("utf-8", "replace"), _references(ex))
+    if match is not None:
+        raise Stop("reference", f"ran a copy of the lab's {match.what}, made while graded "
+                                f"(similarity {match.score:.2f})"[:400])
+
+
 class StudentProcess:
     """The judge's side of ``labgrader.student``: started once (``start``), one child per
     item (``grade``), each on a channel of its own."""
@@ -329,6 +353,7 @@ class StudentProcess:
         self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.err = tempfile.TemporaryFile()
         self.views = tempfile.mkdtemp(prefix="lab-views-")
+        self._view_now: tuple[str, Path, dict] | None = None  # (view.key, folder, view.snapshot)
         self.proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "labgrader.student", str(theirs.fileno())],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -349,23 +374,24 @@ class StudentProcess:
     def grade(self, item: Item, timeout_s: float, genuine: dict) -> tuple[str, str, object]:
         import pickle
 
-        from . import tripwire, view
+        from . import tripwire
         from labsupport.paths import DATA, SHARED_DATA
 
         from .references import ROOT
         answer_id = item.grade_id.removesuffix("_test")
+        here = self._view(answer_id)
+        setup = {"view": str(here), "genuine": str(ROOT),
+                 "env": {"LAB_DATA": str(DATA), "LAB_SHARED_DATA": str(SHARED_DATA)}}
         mine, theirs = socket.socketpair()
-        socket.send_fds(self.ctl, [b"item"], [theirs.fileno()])
+        socket.send_fds(self.ctl, [json.dumps(setup).encode()], [theirs.fileno()])
         theirs.close()
-        pid = int(json.loads(self.ctl.recv(1 << 16))["pid"])
-        chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s)
-        here = view.build(answer_id, Path(self.views))  # fresh: the last item's child has ended
+        pid = json.loads(self.ctl.recv(1 << 16))["pid"]
+        chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s,
+                        on_code=functools.partial(_not_a_copy, answer_id))
         job = {"ex": answer_id, "answer": item.answer,
                "names": sorted({*test_names(item.test), item.target or ""} - {""}),
                "imports": [check_module(answer_id), *imported_modules(item.answer),
                            *imported_modules(item.test)],
-               "view": str(here), "genuine": str(ROOT),
-               "env": {"LAB_DATA": str(DATA), "LAB_SHARED_DATA": str(SHARED_DATA)},
                "digests": tripwire.reference_digests(answer_id)}
         try:
             chan.send(pickle.dumps(job))
@@ -373,11 +399,11 @@ class StudentProcess:
         except Stop as stop:
             verdict = (*stop.args, None)
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+            if type(pid) is int and pid > 0:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
             mine.close()
             exitcode = json.loads(self.ctl.recv(1 << 16))["exit"]
-            shutil.rmtree(here, ignore_errors=True)
         status, message, answer = verdict
         if status == "died":
             if syscalls.broke_rules(exitcode):  # the kernel's seccomp filter ended it
@@ -387,6 +413,22 @@ class StudentProcess:
         if status == "error":
             raise GradingEnvironmentError(f"the trusted pass's student process: {message}")
         return status, message, answer
+
+    def _view(self, ex: str) -> Path:
+        """``ex``'s package view: the last item's while it has the same stubs and its files
+        are as built (``view.unchanged``: no child wrote there), else a new one; only one
+        view is on disk at a time (another view holds genuine code this item's stubs hide)."""
+        from . import view
+        key = view.key(ex)
+        if self._view_now is not None:
+            k, here, taken = self._view_now
+            if k == key and view.unchanged(here, taken):
+                return here
+            shutil.rmtree(here, ignore_errors=True)
+            self._view_now = None
+        here = view.build(ex, Path(self.views))
+        self._view_now = (key, here, view.snapshot(here))
+        return here
 
     def close(self) -> None:
         self.ctl.close()

@@ -2,7 +2,7 @@
 which the lab's own implementations of the exercise being graded (``references``) are
 stubs, built from the package's files before any student code of the item runs.
 
-``build(ex, root)`` writes the copy under ``root`` (a fresh folder per item): every module
+``build(ex, root)`` writes the copy under ``root`` (a fresh folder): every module
 file as it is (with its compiled ``__pycache__``, so importing it costs no compiling), except the modules holding a reference, rewritten with
 ``ast``: each function of a reference (a function, every method of a class, every function
 and method of a whole module) keeps its name, signature and decorators, and its body only
@@ -11,12 +11,16 @@ which tells the judge at once that the student's code reached for it. Nothing el
 modules changes (classes keep their fields and bases, constants their values), and the
 genuine compiled code of a rewritten module is left out. The student process imports the
 package from here (``labgrader.student``): the lab's implementation is not in its memory,
-and in the box the genuine package folder shows this copy too.
+and in the box the genuine package folder shows this copy too. The judge names a view again
+for a later item with the same stubs (``key``) only while ``unchanged``: a child can write
+wherever its uid can, and every write, rename, link or new file changes a file's or a
+folder's change time, which no process of the student's can set back.
 """
 from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -124,10 +128,9 @@ def key(ex: str) -> str:
 
 
 def build(ex: str, root: Path) -> Path:
-    """A fresh folder under ``root`` to put first on the student process's ``sys.path`` for
-    one item of ``ex``: it holds ``labsupport``, ``ex``'s references stubbed. Built for each
-    item after the last item's child has ended (the grader removes it after the item), never
-    reused: a child can write wherever its uid can, so nothing it left behind is read."""
+    """A fresh folder under ``root`` (its name starts with ``key(ex)``, the rest is random) to
+    put first on the student process's ``sys.path`` for the items of ``ex``: it holds
+    ``labsupport``, ``ex``'s references stubbed."""
     todo = stubs(ex)
     dest = Path(tempfile.mkdtemp(prefix=f"{key(ex)}-", dir=root))
     rewritten = {f.relative_to(ROOT) for f in todo}
@@ -142,3 +145,23 @@ def build(ex: str, root: Path) -> Path:
     for f, wanted in todo.items():
         (dest / PACKAGE / f.relative_to(ROOT)).write_text(stubbed_source(f.read_text(), wanted))
     return dest
+
+
+def snapshot(folder: Path) -> dict[str, tuple]:
+    """Every file and folder under ``folder`` (itself included): inode, change time (ns),
+    size and mode, without following links."""
+    out = {}
+    for base, dirs, files in os.walk(folder):
+        for name in ("", *dirs, *files):
+            path = os.path.join(base, name) if name else base
+            st = os.lstat(path)
+            out[os.path.relpath(path, folder)] = (st.st_ino, st.st_ctime_ns, st.st_size, st.st_mode)
+    return out
+
+
+def unchanged(folder: Path, taken: dict[str, tuple]) -> bool:
+    """Whether ``folder`` is as ``snapshot`` found it (``taken``)."""
+    try:
+        return snapshot(folder) == taken
+    except OSError:
+        return False

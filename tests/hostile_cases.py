@@ -14,6 +14,7 @@ JUDGE = HOSTILE / "judge"  # attacks on who decides a score (see its README)
 REDTEAM3 = HOSTILE / "redteam3"  # the third red team, against the grader package (its README)
 VIEWS = HOSTILE / "views"  # attacks on the student process and its package view (its README)
 REDTEAM4 = HOSTILE / "redteam4"  # the fourth red team, against the judge-drives design (its README)
+REDTEAM5 = HOSTILE / "redteam5"  # the fifth red team, against the per-view template and the tripwire (its README)
 KERNEL = HOSTILE / "kernel"  # forged and malformed messages on the grading kernel's own sockets
 SANDBOX_ONLY = {"key_scan", "escape_probe"}
 DEFAULT_TARGET = "kc08_01"  # the knowledge check's first item
@@ -61,7 +62,8 @@ def cases() -> list[Case]:
     red = [p for p in sorted(REDTEAM.glob("*.py")) if p.stem not in SANDBOX_ONLY]
     return [case(p) for p in sorted(HOSTILE.glob("*.py")) + red + sorted(JUDGE.glob("*.py"))
             + sorted(REDTEAM3.glob("*.py")) + sorted(VIEWS.glob("*.py"))
-            + sorted(REDTEAM4.glob("*.py")) + sorted(KERNEL.glob("*.py"))]
+            + sorted(REDTEAM4.glob("*.py")) + sorted(REDTEAM5.glob("*.py"))
+            + sorted(KERNEL.glob("*.py"))]
 
 
 def submission(release_nb, c: Case, others: dict[str, str]):

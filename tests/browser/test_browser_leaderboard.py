@@ -1,7 +1,8 @@
 """The challenge's leaderboard page (``labgrader leaderboard``) in Chromium at a projector's
 1280×800, served from loopback as a trainer would share it: the inline SVG draws one bar
 per student with numbers, longest for the best goodput, and a dashed line per baseline;
-names are shown as text (never markup); nothing is fetched from outside; nothing scrolls
+names are shown as text (never markup); a flagged submission is listed last, "under review",
+with its reason, and not plotted; nothing is fetched from outside; nothing scrolls
 sideways."""
 import functools
 import http.server
@@ -19,7 +20,10 @@ ROWS = [leaderboard.Standing("amy", 5, 5, 178.0, {"fifo": 4.5, "window": 3.3, "d
         leaderboard.Standing("<b>bob</b>", 3, 5, 50.2, {"fifo": 4.5, "window": 3.3,
                                                         "default": 3.3, "bucketed": 63.3,
                                                         "adaptive": 41.5}),
-        leaderboard.Standing("cy", 0, 5, None, {})]
+        leaderboard.Standing("cy", 0, 5, None, {}),
+        leaderboard.Standing("dee", 5, 5, 990.0, {"fifo": 4.5}, review=(
+            "ex09_1: flagged for manual review: reuses the lab's reference implementation: "
+            "labsupport.batching.bucketed.BucketedPolicy (a long reason wraps in its cell)"))]
 BARS = """() => [...document.querySelectorAll('svg rect.student')].map(r => {
   const b = r.getBoundingClientRect();
   return {width: b.width, left: b.left, right: b.right, title: r.textContent};
@@ -54,7 +58,8 @@ def test_leaderboard_renders(page, served):
     assert page.locator("svg text", has_text="<b>bob</b>").count() == 1  # text, not markup
     assert page.locator("b").count() == 0
     rows = page.locator("tbody tr").all_inner_texts()
-    assert len(rows) == 3 and rows[0].startswith("1\tamy") and "cy" in rows[2]
+    assert len(rows) == 4 and rows[0].startswith("1\tamy") and "cy" in rows[2]
+    assert rows[3].startswith("under review\tdee")  # flagged: unranked, last, not plotted
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "leaderboard.png"), full_page=True)
     assert left == []

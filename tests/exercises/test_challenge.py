@@ -104,11 +104,20 @@ def test_held_out_policies_ranked(seed, monkeypatch):
 def test_leaderboard_page(tmp_path):
     rows = [leaderboard.Standing("amy", 5, 5, 170.0, {"fifo": 4.0, "bucketed": 110.0}),
             leaderboard.Standing("<bob>", 1, 5, 20.0, {"fifo": 4.0, "bucketed": 110.0}),
-            leaderboard.Standing("cy", 0, 5, None, {})]
+            leaderboard.Standing("cy", 0, 5, None, {}),
+            leaderboard.Standing("dee", 5, 5, 999.0, {"fifo": 4.0, "bucketed": 110.0},
+                                 review="ex09_1: reuses the lab's reference implementation")]
+    rows = sorted(rows, key=lambda s: (bool(s.review), s.goodput is None, -(s.goodput or 0)))
+    assert [k for k, _ in leaderboard.ranked(rows)] == ["1", "2", "3", "review"]
     page = leaderboard.write_html(rows, tmp_path / "b.html").read_text()
+    assert page.count(">under review<") == 1 and "reuses the lab&#x27;s reference" in page
     assert "&lt;bob&gt;" in page and "<bob>" not in page
     assert page.count('class="student"') == 2 and page.count('class="baseline"') == 2
     assert "<script" not in page and "http" not in page.replace('http://www.w3.org/2000/svg', "")
     text = (leaderboard.write_csv(rows, tmp_path / "b.csv", aliases=True)).read_text()
     assert leaderboard.alias("amy") in text and "amy" not in text.split("\n", 1)[1]
     assert rows[0].beaten == ["fifo", "bucketed"] and rows[1].beaten == ["fifo"]
+    assert text.splitlines()[-1].startswith("review,") and text.splitlines()[-1].endswith(
+        "reuses the lab's reference implementation")  # the flagged row: unranked, with why
+    lines = leaderboard.lines(rows)
+    assert "under review: ex09_1" in lines[4] and lines[1].split()[:2] == ["1", "amy"]

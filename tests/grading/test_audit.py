@@ -30,6 +30,10 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/redteam4: written to pass the audit (attrgetter, strings backwards)
                "view_poison", "partial_forge", "huge_int", "exc_spoof", "parent_mem",
                "view_block",
+               # hostile/redteam5: written to pass the audit (attrgetter, strings backwards)
+               "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
+               "hash_const", "sibling_view", "neighbour_rule", "template_mem", "driver_window",
+               "method_code",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (execute.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",
@@ -166,7 +170,27 @@ def test_magics_become_plain_python():
     ("views/genuine_source", "reference"), ("views/genuine_pyc", "fail"),
     ("views/forge_frames", "tampered"), ("views/proc_judge", "fail"),
     ("views/socket_redirect", "tampered"), ("redteam4/huge_int", "tampered"),
-    ("redteam4/exc_spoof", "tampered"), ("redteam4/parent_mem", "fail")])
+    ("redteam4/exc_spoof", "tampered"), ("redteam4/parent_mem", "fail"),
+    # hostile/redteam5: holes while open (a strict xfail each: they pass the judge unflagged),
+    # with what each should get once closed
+    *[pytest.param(f"redteam5/{n}", want, marks=pytest.mark.xfail(strict=True, reason=why))
+      for n, want, why in [
+          ("untraced_copy", "tampered", "tripwire._run_traced(None, ...) switches tracing off "
+                                        "from a caller the audit hook allows"),
+          ("watch_deaf", "reference", "the watch object's on_hit can be set to None"),
+          ("watch_blind", "reference", "the watch object's codes and cache can be emptied"),
+          ("thread_untraced", "reference", "thread_tracer and threading's hook can be cleared "
+                                           "before a thread starts"),
+          ("renamed_copy", "reference", "a copy with another co_name has another digest"),
+          ("hash_const", "reference", "a code constant's __hash__ runs inside the tracer"),
+          ("method_code", "tampered", "a class's method's __code__ swapped in place: the "
+                                      "fingerprint holds the ids of a class's attributes only")]],
+    pytest.param("redteam5/driver_window", "tampered", marks=pytest.mark.xfail(
+        strict=False, reason="the driver swapped between the answer cell's fingerprint and the "
+                             "end's runs unwatched (wins a race with the judge's first request)")),
+    # the neighbour views exist only when the notebook's earlier items were graded first
+    # (test_neighbour_views_hold_the_genuine_code); alone, these find none and fail
+    ("redteam5/sibling_view", "fail"), ("redteam5/neighbour_rule", "fail")])
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     test = f"check_{case.target}({adapters.target_name(case.target)})" \
@@ -207,6 +231,48 @@ def test_views_are_not_written_by_a_child():
     assert all(got[t][0] != "pass" for t in ("ex03_2_test", "ex03_3_test")), got
 
 
+PLANT = """import os
+import labsupport
+try:
+    with open(os.path.join(labsupport.__path__[0], "planted.py"), "w") as f:
+        f.write("ANSWER = 'b'\\n")
+    kc08_01 = "planted"
+except OSError as err:
+    kc08_01 = f"not planted: {err}"
+"""
+
+
+def test_a_view_a_child_wrote_in_is_not_used_again():
+    """Items with the same stubs (the knowledge check's: none) share one package view and one
+    template that imported the lab from it; a child that writes in its view (a module for a
+    later item to import its answer from) makes the judge build a fresh one."""
+    items = [trusted.Item("kc08_01_test", PLANT, "check_kc08_01(kc08_01)", target="kc08_01"),
+             trusted.Item("kc08_03_test", "from labsupport.planted import ANSWER as kc08_03",
+                          "check_kc08_03(kc08_03)", target="kc08_03"),
+             trusted.Item("kc08_02_test", "kc08_02 = False", "check_kc08_02(kc08_02)",
+                          target="kc08_02")]
+    got = trusted.run_items(items, timeout_s=60)
+    assert got["kc08_01_test"] == ("pass", "", "planted"), got  # it did write there
+    assert got["kc08_03_test"][0] == "fail", got  # its import found no planted module
+    assert got["kc08_02_test"] == ("pass", "", False), got  # the fresh view grades as before
+
+
+def test_a_views_snapshot_sees_every_write(tmp_path):
+    from labgrader import view
+    folder = view.build("kc08_01", tmp_path)
+    taken = view.snapshot(folder)
+    assert view.unchanged(folder, taken)
+    guard = folder / "labsupport" / "exercises" / "guard.py"
+    for change in (lambda: guard.write_text(guard.read_text()),  # same bytes, written again
+                   lambda: (folder / "labsupport" / "new.py").write_text(""),
+                   lambda: guard.chmod(0o600),
+                   lambda: (guard.rename(guard.with_suffix(".bak")),
+                            guard.with_suffix(".bak").rename(guard))):
+        change()
+        assert not view.unchanged(folder, taken)
+        taken = view.snapshot(folder)
+
+
 def test_no_share_from_the_students_text():
     """``redteam4/partial_forge`` (ex09_1): the judge's verdict is a plain fail, but its text
     (the student's exception, ``PartialScore: ex09_1: 4/4 points``) must not read as a share."""
@@ -217,3 +283,40 @@ def test_no_share_from_the_students_text():
                             timeout_s=60)
     status, message, _ = got["ex09_1_test"]
     assert status != "pass" and partial.share(message) is None, (status, message)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, attacked", [
+    pytest.param("sibling_view", "ex03_2_test", marks=pytest.mark.xfail(
+        strict=True, reason="hole: ex03_1's view (bucket_of genuine) is readable from ex03_2's child")),
+    pytest.param("neighbour_rule", "ex06_4_test", marks=pytest.mark.xfail(
+        strict=True, reason="hole: ex06_8's view (the rules genuine) is readable from ex06_4's child"))])
+def test_neighbour_views_hold_the_genuine_code(name, attacked):
+    """``redteam5/sibling_view`` (ex03_2), ``neighbour_rule`` (ex06_4): the child reads the
+    lab's genuine module from the view an earlier item of its notebook left in the student
+    process's folder (its cwd), and runs it (renamed; or with the tripwire's report
+    unplugged): the item must not pass."""
+    case = hostile_cases.case(HOSTILE / "redteam5" / f"{name}.py")
+    got = trusted.run_items(_notebook_items(case), timeout_s=60)
+    assert got[attacked][0] != "pass", got[attacked]
+
+
+TRACE_OFF = """import operator
+import labsupport
+operator.attrgetter("exercises.guard.sys")(labsupport).settrace(None)
+kc08_02 = False
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="hole: a child can write its template's memory "
+                                       "(redteam5/template_mem)")
+def test_a_child_cannot_change_the_next_childs_start():
+    """``redteam5/template_mem`` (kc08_01) writes, through ``/proc/<template>/mem``, into the
+    template the next knowledge-check item forks from: the audit hook's words there. The
+    next item's plain ``sys.settrace(None)`` must still be reported."""
+    case = hostile_cases.case(HOSTILE / "redteam5" / "template_mem.py")
+    items = [trusted.Item("kc08_01_test", cellcode.python_source(case.source),
+                          "check_kc08_01(kc08_01)", target="kc08_01"),
+             trusted.Item("kc08_02_test", TRACE_OFF, "check_kc08_02(kc08_02)", target="kc08_02")]
+    got = trusted.run_items(items, timeout_s=60)
+    assert got["kc08_02_test"][0] == "tampered", got

@@ -112,12 +112,25 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+    # hostile/redteam5: the tripwire switched off or blinded from the answer, a copy it cannot
+    # recognise, and the genuine code read from a view an earlier item left
+    "untraced_copy": "tripwire._run_traced(None, ...) switches tracing off unreported",
+    "watch_deaf": "the watch object's on_hit set to None: hits are never sent",
+    "watch_blind": "the watch object's codes and cache emptied: nothing is looked for",
+    "thread_untraced": "thread_tracer and threading's hook cleared: a new thread is untraced",
+    "renamed_copy": "a copy of the reference with another co_name: another digest",
+    "hash_const": "a code constant's __hash__ runs the reference inside the tracer",
+    "sibling_view": "the genuine bucket_of read from ex03_1's view in the student process's cwd",
+    "neighbour_rule": "the genuine grow_or_preempt read from ex06_8's view, on_hit unplugged",
+    "driver_window": "the check's driver swapped after the answer's fingerprint, back at the end",
+    "method_code": "Scheduler.schedule's code swapped in place: a class's methods by id only"}
+RACY = {"driver_window"}  # wins a race with the judge's first request, else is flagged: not strict
 
 
 # every case of tests/grading/hostile, graded through the real pipeline
 @pytest.mark.parametrize("name", [
-    pytest.param(c.name, marks=pytest.mark.xfail(strict=True, reason=HOLES[c.name]))
+    pytest.param(c.name, marks=pytest.mark.xfail(strict=c.name not in RACY, reason=HOLES[c.name]))
     if c.name in HOLES else c.name for c in hostile_cases.cases()])
 def test_attack_earns_nothing_or_is_flagged(graded, name):
     cases, rows, export, sources, _ = graded
@@ -158,6 +171,8 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     "view_block",  # redteam4: each item's view is a fresh folder, never one found
                     "view_poison",  # redteam4: the same; what a child wrote is never read
                     "partial_forge",  # redteam4: a share comes only from the judge's own check
+                    "template_mem",  # redteam5: earns nothing itself (a keyed item); what it does
+#                                    to the next item is test_audit's strict xfail
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the
 #                                       kernel's own (flagged today only as its cell fails alone)
 UNREADABLE = {"garbage_frames", "malformed_content", "error_reply", "forged_reply",
