@@ -1,15 +1,18 @@
 """Running a submission's notebook for grading: nbgrader's Execute with the kernel in the
-submission's sandbox (``sandbox``, ``kernel``), in autograde mode, surviving dead kernels,
-and stopping at the sandbox's limits (what it saw goes to ``statuses``).
+submission's sandbox (``sandbox``, ``kernel``), in autograde mode, surviving dead kernels
+and kernels whose messages cannot be read (``KernelMessageError``), and stopping at the
+sandbox's limits (what it saw goes to ``statuses``).
 """
 from __future__ import annotations
 
 import copy
 import os
 import time
+from queue import Empty
 
 import nbformat
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+import zmq
+from nbclient.exceptions import CellControlSignal, CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
@@ -26,6 +29,82 @@ from .statuses import EVENTS, cell_events, message_size
 def error_output(ename: str, evalue: str) -> NotebookNode:
     return nbformat.v4.new_output("error", ename=ename, evalue=evalue,
                                   traceback=[f"\x1b[0;31m{ename}\x1b[0m: {evalue}"])
+
+
+class KernelMessageError(RuntimeError):
+    """The submission's kernel sent a message the grader cannot use: not a Jupyter message,
+    malformed content, or one the protocol never sends twice (a second reply or ``idle`` for
+    one request: a forged one). Code in the kernel can write on its sockets, so this is the
+    submission's doing, never the grader's: the cell's outputs are dropped and the kernel
+    stopped."""
+
+
+REPLY_STATUS = ("ok", "error", "aborted")
+
+
+class MessageCheck:
+    """What the grader accepts from a kernel, message by message (``check``); remembers which
+    requests were answered (their reply, their ``idle``) and in which cell (``cell``)."""
+
+    def __init__(self) -> None:
+        self.cell: int | None = None  # index of the cell running now
+        self._ended: dict[tuple[str, str], int | None] = {}  # (what, request id) -> its cell
+
+    def check(self, channel: str, msg) -> None:
+        """``KernelMessageError`` unless ``msg`` (read on ``channel``) is usable."""
+        for part in ("header", "parent_header", "content", "metadata"):
+            if not isinstance(msg.get(part), dict):
+                raise KernelMessageError(f"a message on {channel} whose {part} is not a JSON object")
+        kind, content = msg["header"].get("msg_type"), msg["content"]
+        count = content.get("execution_count")
+        if count is not None and type(count) is not int:
+            raise KernelMessageError(f"a {kind!r} message whose execution_count is {count!r:.40}")
+        if channel == "shell" and kind == "execute_reply":
+            if content.get("status") not in REPLY_STATUS:
+                raise KernelMessageError(f"an execute_reply whose status is {content.get('status')!r:.40}")
+            tb = content.get("traceback")
+            if content["status"] == "error" and not (
+                    isinstance(content.get("ename"), str) and isinstance(content.get("evalue"), str)
+                    and isinstance(tb, list) and all(isinstance(line, str) for line in tb)):
+                raise KernelMessageError("an execute_reply 'error' without its error's name, "
+                                         "value and traceback")
+            self._once("execute_reply", msg)
+        elif channel == "iopub" and kind == "status" and content.get("execution_state") == "idle":
+            self._once("'idle' status", msg)
+
+    def replied(self, cell: int) -> bool:
+        """Whether the kernel itself sent a reply while cell ``cell`` ran."""
+        return any(what == "execute_reply" and at == cell for (what, _), at in self._ended.items())
+
+    def _once(self, what: str, msg: dict) -> None:
+        request = msg["parent_header"].get("msg_id")
+        if not isinstance(request, str):
+            return  # of no request: nobody waits for it
+        if (what, request) in self._ended:
+            cell = self._ended[(what, request)]
+            of = f"cell {cell + 1}'s request" if cell is not None else "one request"
+            raise KernelMessageError(f"a second {what} for {of} (a forged message)")
+        self._ended[(what, request)] = self.cell
+
+
+def check_channels(kc, check: MessageCheck) -> None:
+    """Make the kernel client ``kc`` read its iopub and shell channels through ``check``: a
+    message that cannot be deserialized or fails the check raises ``KernelMessageError``
+    (``Empty`` and socket errors pass as they are)."""
+    for name in ("iopub", "shell"):
+        channel = getattr(kc, f"{name}_channel")
+
+        async def get_msg(timeout=None, _read=channel.get_msg, _name=name):
+            try:
+                msg = await _read(timeout=timeout)
+            except (Empty, zmq.ZMQError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - whatever the kernel sent, it cannot be read
+                raise KernelMessageError(f"a message on {_name} that is not a Jupyter message "
+                                         f"({type(exc).__name__}: {str(exc)[:160]})") from exc
+            check.check(_name, msg)
+            return msg
+        channel.get_msg = get_msg
 
 
 def course_root(config) -> str:
@@ -48,6 +127,10 @@ class AutogradeExecute(SlicedWait, Execute):
     that cell gets an error, a fresh kernel replays the cells before it (their outputs
     kept) and grading goes on. When the box is killed (the notebook's time, a stop, the
     output limit), the cells after it get ``NotRun`` and the status goes to the gradebook.
+    A kernel whose messages cannot be read (``KernelMessageError``: code in it wrote garbage,
+    malformed or forged messages on its own sockets) is stopped the same way, the status
+    naming the cell; without a box it is restarted as after a death. Either way the judge
+    still grades every answer (``pipeline.TrustedChecks``).
     """
 
     box = None  # this notebook's sandbox.Box while it runs
@@ -76,6 +159,16 @@ class AutogradeExecute(SlicedWait, Execute):
 
     start_new_kernel = run_sync(async_start_new_kernel)
 
+    async def async_start_new_kernel_client(self):
+        kc = await super().async_start_new_kernel_client()
+        self._check = MessageCheck()
+        check_channels(kc, self._check)
+        return kc
+
+    # nbclient's sync setup calls the base class's method bound here: this makes it call the
+    # one above (and ``SlicedWait``'s, which that calls)
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
         if self.box is not None:
@@ -84,6 +177,7 @@ class AutogradeExecute(SlicedWait, Execute):
 
     def preprocess(self, nb, resources=None, km=None):
         self._dead: set[int] = set()
+        self._stopped, self._events = None, []  # (see _stop)
         self._skip = demos.demo_cells(nb) if self.skip_demos else set()
         root = course_root(self.config)
         info = (resources or {}).get("nbgrader", {})
@@ -100,14 +194,20 @@ class AutogradeExecute(SlicedWait, Execute):
             self._count_phase(time.perf_counter())
             events = self.box.close() if self.box is not None else []
         resources.setdefault(EVENTS, []).extend(
-            [(None, e) for e in events] + cell_events(nb, self.timeout))
+            [(None, e) for e in events] + self._events + cell_events(nb, self.timeout))
         return nb, resources
 
     def process_message(self, msg, cell, cell_index):
-        if (self.box is not None and msg.get("msg_type") != "status"
-                and not self.box.count_output(message_size(msg))):
-            return None  # past the output limit: dropped (the box is being killed)
-        return super().process_message(msg, cell, cell_index)
+        try:
+            if (self.box is not None and msg.get("msg_type") != "status"
+                    and not self.box.count_output(message_size(msg))):
+                return None  # past the output limit: dropped (the box is being killed)
+            return super().process_message(msg, cell, cell_index)
+        except CellControlSignal:
+            raise  # the cell's end
+        except Exception as exc:  # noqa: BLE001 - a message nbclient cannot turn into an output
+            raise KernelMessageError(f"a {str(msg.get('msg_type'))[:40]!r} message nbclient cannot "
+                                     f"use ({type(exc).__name__}: {str(exc)[:160]})") from exc
 
     def _count_phase(self, now: float) -> None:
         """Time since the last mark to its phase: before the first code cell runs, start-up;
@@ -132,13 +232,20 @@ class AutogradeExecute(SlicedWait, Execute):
         if index in self._skip:
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=demos.NOTE)]
             return cell, resources
-        if self.box is not None and self.box.events:
+        stopped = self.box.events[0] if self.box is not None and self.box.events else self._stopped
+        if stopped:
             if cell.cell_type == "code":
-                cell.outputs = [error_output("NotRun", f"not run: {self.box.events[0]}")]
+                cell.outputs = [error_output("NotRun", f"not run: {stopped}")]
             return cell, resources
+        self._check.cell = index
         try:
             return super().preprocess_cell(cell, resources, index)
+        except KernelMessageError as exc:
+            return self._unreadable(cell, index, exc)
         except CellTimeoutError:  # the interrupt did not stop it: the kernel is lost
+            if self._check.replied(index):  # no: it replied, and its outputs never ended
+                return self._unreadable(cell, index, KernelMessageError(
+                    f"a reply to it but no 'idle' within {self.iopub_timeout:g} s after"))
             cell.outputs.append(error_output("Unresponsive", f"still running {self.timeout:g} s after "
                                        "the interrupt; the kernel was stopped"))
             self.nb.cells[index] = cell
@@ -159,19 +266,54 @@ class AutogradeExecute(SlicedWait, Execute):
                 self._revive(index)
             return cell, self.resources
 
+    def _unreadable(self, cell, index: int, exc: KernelMessageError):
+        """Stop a kernel whose messages could not be read in cell ``index``: the cell gets the
+        error; with a box, the box is killed and the cells after it are not run; without
+        one, the kernel is restarted as after a death (``_revive``) while restarts last."""
+        restart = self.box is None and len(self._dead | {index}) <= self.max_restarts
+        after = "a fresh kernel ran the cells after it" if restart else \
+            "the cells after this one were not run"
+        cell.outputs = [error_output("KernelMessageError", f"the kernel sent {exc}; it was "
+                                     f"stopped and {after}")]
+        self.nb.cells[index] = cell
+        why = f"the kernel's messages could not be read in cell {index + 1}: {exc}; " \
+              "the kernel was stopped"
+        if restart:
+            self._events.append((index, why))
+            self._dead.add(index)
+            self._revive(index)
+        else:
+            self._stop(index, why)
+        return cell, self.resources
+
+    def _stop(self, index: int, why: str) -> None:
+        """No more cells run in this notebook: each gets ``NotRun`` with ``why``."""
+        if self.box is not None:
+            self.box.kill(why)  # its events say why; the cells after it read them
+        else:
+            self._events.append((index, why))
+            self._stopped = why
+
     def _revive(self, upto: int) -> None:
-        self.log.warning("kernel died in cell %d: restarting and replaying cells before it", upto)
-        run_sync(self.km.restart_kernel)(now=True)
-        run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
-        for j in range(upto):
-            kept = self.nb.cells[j]
-            if kept.cell_type != "code" or j in self._dead or j in self._skip:
-                continue
-            try:
-                self.execute_cell(copy.deepcopy(kept), j, store_history=False)
-            except DeadKernelError:
-                self._dead.add(j)
-                run_sync(self.km.restart_kernel)(now=True)
-                run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
-            finally:
-                self.nb.cells[j] = kept
+        """Restart the kernel and replay the cells before ``upto``; a kernel whose messages
+        cannot be read meanwhile stops the notebook (``_stop``)."""
+        self.log.warning("kernel lost in cell %d: restarting and replaying cells before it", upto)
+        try:
+            run_sync(self.km.restart_kernel)(now=True)
+            run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
+            for j in range(upto):
+                kept = self.nb.cells[j]
+                if kept.cell_type != "code" or j in self._dead or j in self._skip:
+                    continue
+                try:
+                    self._check.cell = j
+                    self.execute_cell(copy.deepcopy(kept), j, store_history=False)
+                except DeadKernelError:
+                    self._dead.add(j)
+                    run_sync(self.km.restart_kernel)(now=True)
+                    run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
+                finally:
+                    self.nb.cells[j] = kept
+        except KernelMessageError as exc:
+            self._stop(upto, f"the kernel's messages could not be read while the cells before "
+                             f"cell {upto + 1} were replayed: {exc}; the kernel was stopped")

@@ -15,6 +15,7 @@ REDTEAM3 = HOSTILE / "redteam3"  # the third red team, against the grader packag
 VIEWS = HOSTILE / "views"  # attacks on the student process and its package view (its README)
 REDTEAM4 = HOSTILE / "redteam4"  # the fourth red team, against the judge-drives design (its README)
 REDTEAM5 = HOSTILE / "redteam5"  # the fifth red team, against the per-view template and the tripwire (its README)
+KERNEL = HOSTILE / "kernel"  # forged and malformed messages on the grading kernel's own sockets
 SANDBOX_ONLY = {"key_scan", "escape_probe"}
 DEFAULT_TARGET = "kc08_01"  # the knowledge check's first item
 NEXT_CELL = "# --- next cell ---"
@@ -31,7 +32,8 @@ class Case:
     target: str              # the answer cell it replaces
     metadata: str | None     # None, "drop", "locked" or "duplicate"
     cells: tuple[str, ...]   # the source(s) of the cell(s) it submits
-    folder: str = ""         # the folder it lies in: hostile, redteam, judge, redteam3, views
+    folder: str = ""         # the folder it lies in: hostile, redteam, judge, redteam3, views, …
+    others: str | None = None  # None (the other answers wrong) or "honest" (the solutions': a control)
 
     @property
     def source(self) -> str:
@@ -48,19 +50,20 @@ def case(path: Path) -> Case:
     lines = text.splitlines()
     directives = {}
     for line in lines[1:4]:
-        m = re.match(r"#\s*(target|metadata):\s*(\S+)", line)
+        m = re.match(r"#\s*(target|metadata|others):\s*(\S+)", line)
         if m:
             directives[m.group(1)] = m.group(2)
     cells = tuple(part.strip("\n") for part in text.split(NEXT_CELL))
     return Case(path.stem, lines[0].lstrip("# ").strip(), directives.get("target", DEFAULT_TARGET),
-                directives.get("metadata"), cells, path.parent.name)
+                directives.get("metadata"), cells, path.parent.name, directives.get("others"))
 
 
 def cases() -> list[Case]:
     red = [p for p in sorted(REDTEAM.glob("*.py")) if p.stem not in SANDBOX_ONLY]
     return [case(p) for p in sorted(HOSTILE.glob("*.py")) + red + sorted(JUDGE.glob("*.py"))
             + sorted(REDTEAM3.glob("*.py")) + sorted(VIEWS.glob("*.py"))
-            + sorted(REDTEAM4.glob("*.py")) + sorted(REDTEAM5.glob("*.py"))]
+            + sorted(REDTEAM4.glob("*.py")) + sorted(REDTEAM5.glob("*.py"))
+            + sorted(KERNEL.glob("*.py"))]
 
 
 def submission(release_nb, c: Case, others: dict[str, str]):

@@ -33,7 +33,11 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/redteam5: written to pass the audit (attrgetter, strings backwards)
                "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
                "hash_const", "sibling_view", "neighbour_rule", "template_mem", "driver_window",
-               "method_code"}
+               "method_code",
+               # hostile/kernel: the kernel reached through ipykernel's own singleton; what
+               # the grading kernel's client reads is what is tested (execute.MessageCheck)
+               "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",
+               "result_number", "flood"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own

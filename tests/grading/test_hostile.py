@@ -56,17 +56,21 @@ def graded(tmp_path_factory):
         out.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, out)
 
+    solved = {}  # prefix -> answer id -> the instructors' answer
     for prefix in sources:
         release = read("notebooks", prefix)
-        answers = {_nbg(c)["grade_id"]: c.source for c in read("solutions", prefix).cells
-                   if _nbg(c).get("solution") and c.cell_type == "code"}
-        honest = hostile_cases.submission(release, hostile_cases.Case("", "", "", None, ()), answers)
+        solved[prefix] = {_nbg(c)["grade_id"]: c.source for c in read("solutions", prefix).cells
+                          if _nbg(c).get("solution") and c.cell_type == "code"}
+        honest = hostile_cases.submission(release, hostile_cases.Case("", "", "", None, ()),
+                                          solved[prefix])
         submit(f"honest{prefix}", prefix, honest)
         submit(f"blank{prefix}", prefix, release)
     for c in cases:
         release = read("notebooks", c.notebook_prefix)
         others = {}
-        if c.target.startswith("kc"):  # well-formed but wrong everywhere else
+        if c.others == "honest":  # a control beside the attack: the instructors' answers
+            others = solved[c.notebook_prefix]
+        elif c.target.startswith("kc"):  # well-formed but wrong everywhere else
             others = {_nbg(x)["grade_id"]: f'{_nbg(x)["grade_id"]} = "z"' for x in release.cells
                       if _nbg(x).get("solution") and x.cell_type == "code"}
         submit(c.name, c.notebook_prefix, hostile_cases.submission(release, c, others))
@@ -125,7 +129,11 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
     attacked = f"{c.target}_test"
     tests = {g: v for g, v in grades.items() if g.endswith("_test")}
     assert tests[attacked][0] == 0, f"{name} scored {tests[attacked][0]} on {attacked}"
-    assert sum(score for score, _, _ in tests.values()) == 0, (name, tests)
+    if c.others == "honest":  # the honest answers beside the attack keep their points
+        assert flagged, f"{name}: not flagged"
+        assert all(score == top for g, (score, top, _) in tests.items() if g != attacked), (name, tests)
+    else:
+        assert sum(score for score, _, _ in tests.values()) == 0, (name, tests)
     if not flagged:
         return
     assert tests[attacked][2], f"{name}: the attacked item needs a manual grade"
@@ -153,8 +161,13 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     "partial_forge",  # redteam4: a share comes only from the judge's own check
                     "template_mem",  # redteam5: earns nothing itself (a keyed item); the next
                     #                  item is untouched (test_audit)
-                    "sibling_view", "neighbour_rule"}  # redteam5: one view on disk at a time:
-#                                                         no neighbour's genuine code to read
+                    "sibling_view", "neighbour_rule",  # redteam5: one view on disk at a time:
+                    #                                   no neighbour's genuine code to read
+                    "result_number"}  # kernel: well-formed outputs, nothing tells them from the
+#                                       kernel's own (flagged today only as its cell fails alone)
+UNREADABLE = {"garbage_frames", "malformed_content", "error_reply", "forged_reply",
+              "reply_no_idle"}
+# hostile/kernel: messages the grader cannot read or that the protocol never sends twice
 
 
 def test_which_attacks_are_flagged(graded):
@@ -165,6 +178,9 @@ def test_which_attacks_are_flagged(graded):
     for name in {"meta_dropped", "meta_duplicate"} & set(cases):
         reason = rows[name][2].get(cases[name].target, "")
         assert "missing" in reason or "appears" in reason, (name, reason)
+    for name in UNREADABLE & set(cases):  # the kernel stopped, the reason where a trainer reads
+        reason = " ".join(rows[name][2].values())
+        assert "the kernel's messages could not be read in cell" in reason, (name, reason)
     if "ref_runtime" in cases:
         assert "lab's own implementation" in " ".join(rows["ref_runtime"][2].values())
 
