@@ -33,7 +33,7 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/redteam5: written to pass the audit (attrgetter, strings backwards)
                "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
                "hash_const", "sibling_view", "neighbour_rule", "template_mem", "driver_window",
-               "method_code"}
+               "method_code", "padded_deaf", "padded_copy", "padded_rule"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
@@ -167,24 +167,19 @@ def test_magics_become_plain_python():
     ("views/forge_frames", "tampered"), ("views/proc_judge", "fail"),
     ("views/socket_redirect", "tampered"), ("redteam4/huge_int", "tampered"),
     ("redteam4/exc_spoof", "tampered"), ("redteam4/parent_mem", "fail"),
-    # hostile/redteam5: holes while open (a strict xfail each: they pass the judge unflagged),
-    # with what each should get once closed
-    *[pytest.param(f"redteam5/{n}", want, marks=pytest.mark.xfail(strict=True, reason=why))
-      for n, want, why in [
-          ("untraced_copy", "tampered", "tripwire._run_traced(None, ...) switches tracing off "
-                                        "from a caller the audit hook allows"),
-          ("watch_deaf", "reference", "the watch object's on_hit can be set to None"),
-          ("watch_blind", "reference", "the watch object's codes and cache can be emptied"),
-          ("thread_untraced", "reference", "thread_tracer and threading's hook can be cleared "
-                                           "before a thread starts"),
-          ("renamed_copy", "reference", "a copy with another co_name has another digest"),
-          ("hash_const", "reference", "a code constant's __hash__ runs inside the tracer"),
-          ("method_code", "tampered", "a class's method's __code__ swapped in place: the "
-                                      "fingerprint holds the ids of a class's attributes only")]],
-    pytest.param("redteam5/driver_window", "tampered", marks=pytest.mark.xfail(
-        strict=False, reason="the driver swapped between the answer cell's fingerprint and the "
-                             "end's runs unwatched (wins a race with the judge's first request)")),
-    # the neighbour views exist only when the notebook's earlier items were graded first
+    # hostile/redteam5: the copies are compiled while graded (codewatch): each ends the item,
+    # whatever it did to the tripwire; padded_deaf's copy is in the answer cell itself
+    *[(f"redteam5/{n}", "reference") for n in (
+        "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
+        "hash_const", "method_code", "driver_window", "padded_deaf")],
+    # hostile/redteam5: open holes (a strict xfail each: they pass the judge unflagged), with
+    # what each should get once closed
+    *[pytest.param(f"redteam5/{n}", "reference", marks=pytest.mark.xfail(strict=True, reason=why))
+      for n, why in [
+          ("padded_copy", "statements that do nothing, added to a copy before it is compiled, "
+                          "lower similarity.copied's Dice score under the threshold"),
+          ("padded_rule", "the same on ex06_4's rule")]],
+    # the neighbour views existed only when the notebook's earlier items were graded first
     # (test_neighbour_views_hold_the_genuine_code); alone, these find none and fail
     ("redteam5/sibling_view", "fail"), ("redteam5/neighbour_rule", "fail")])
 def test_trusted_pass_is_not_fooled(name, want):
@@ -282,11 +277,8 @@ def test_no_share_from_the_students_text():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, attacked", [
-    pytest.param("sibling_view", "ex03_2_test", marks=pytest.mark.xfail(
-        strict=True, reason="hole: ex03_1's view (bucket_of genuine) is readable from ex03_2's child")),
-    pytest.param("neighbour_rule", "ex06_4_test", marks=pytest.mark.xfail(
-        strict=True, reason="hole: ex06_8's view (the rules genuine) is readable from ex06_4's child"))])
+@pytest.mark.parametrize("name, attacked", [("sibling_view", "ex03_2_test"),
+                                            ("neighbour_rule", "ex06_4_test")])
 def test_neighbour_views_hold_the_genuine_code(name, attacked):
     """``redteam5/sibling_view`` (ex03_2), ``neighbour_rule`` (ex06_4): the child reads the
     lab's genuine module from the view an earlier item of its notebook left in the student
@@ -304,8 +296,6 @@ kc08_02 = False
 """
 
 
-@pytest.mark.xfail(strict=True, reason="hole: a child can write its template's memory "
-                                       "(redteam5/template_mem)")
 def test_a_child_cannot_change_the_next_childs_start():
     """``redteam5/template_mem`` (kc08_01) writes, through ``/proc/<template>/mem``, into the
     template the next knowledge-check item forks from: the audit hook's words there. The

@@ -109,19 +109,12 @@ def test_controls_score_as_before(graded):
 
 
 HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    # hostile/redteam5: the tripwire switched off or blinded from the answer, a copy it cannot
-    # recognise, and the genuine code read from a view an earlier item left
-    "untraced_copy": "tripwire._run_traced(None, ...) switches tracing off unreported",
-    "watch_deaf": "the watch object's on_hit set to None: hits are never sent",
-    "watch_blind": "the watch object's codes and cache emptied: nothing is looked for",
-    "thread_untraced": "thread_tracer and threading's hook cleared: a new thread is untraced",
-    "renamed_copy": "a copy of the reference with another co_name: another digest",
-    "hash_const": "a code constant's __hash__ runs the reference inside the tracer",
-    "sibling_view": "the genuine bucket_of read from ex03_1's view in the student process's cwd",
-    "neighbour_rule": "the genuine grow_or_preempt read from ex06_8's view, on_hit unplugged",
-    "driver_window": "the check's driver swapped after the answer's fingerprint, back at the end",
-    "method_code": "Scheduler.schedule's code swapped in place: a class's methods by id only"}
-RACY = {"driver_window"}  # wins a race with the judge's first request, else is flagged: not strict
+    # hostile/redteam5: a copy of a reference padded with statements that do nothing before it
+    # is compiled: the judge's copy check (similarity.copied, a Dice score) falls under its
+    # threshold, and the tripwire's digest misses the changed code
+    "padded_copy": "a padded copy of bucket_of scores under similarity.copied's threshold",
+    "padded_rule": "a padded copy of grow_or_preempt scores under similarity.copied's threshold"}
+RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
 
 
 # every case of tests/grading/hostile, graded through the real pipeline
@@ -163,8 +156,9 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     "view_block",  # redteam4: each item's view is a fresh folder, never one found
                     "view_poison",  # redteam4: the same; what a child wrote is never read
                     "partial_forge",  # redteam4: a share comes only from the judge's own check
-                    "template_mem"}  # redteam5: earns nothing itself (a keyed item); what it does
-#                                    to the next item is test_audit's strict xfail
+                    "template_mem",  # redteam5: the template is not dumpable, the child has no
+                    #                  capabilities: its /proc/<pid>/mem is refused
+                    "sibling_view", "neighbour_rule"}  # redteam5: one view on disk at a time
 
 
 def test_which_attacks_are_flagged(graded):
