@@ -33,7 +33,8 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/redteam5: written to pass the audit (attrgetter, strings backwards)
                "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
                "hash_const", "sibling_view", "neighbour_rule", "template_mem", "driver_window",
-               "method_code", "padded_deaf", "padded_copy", "padded_rule"}
+               "method_code", "padded_deaf", "padded_copy", "padded_rule",
+               "long_copy", "cookie_copy"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
@@ -178,7 +179,10 @@ def test_magics_become_plain_python():
       for n, why in [
           ("padded_copy", "statements that do nothing, added to a copy before it is compiled, "
                           "lower similarity.copied's Dice score under the threshold"),
-          ("padded_rule", "the same on ex06_4's rule")]],
+          ("padded_rule", "the same on ex06_4's rule"),
+          ("long_copy", "the judge parses only the first 100,000 characters of compiled code"),
+          ("cookie_copy", "latin-1 bytes with a coding line: the judge decodes them as UTF-8 "
+                          "and cannot parse them")]],
     # the neighbour views existed only when the notebook's earlier items were graded first
     # (test_neighbour_views_hold_the_genuine_code); alone, these find none and fail
     ("redteam5/sibling_view", "fail"), ("redteam5/neighbour_rule", "fail")])

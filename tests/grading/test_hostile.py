@@ -113,7 +113,9 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     # is compiled: the judge's copy check (similarity.copied, a Dice score) falls under its
     # threshold, and the tripwire's digest misses the changed code
     "padded_copy": "a padded copy of bucket_of scores under similarity.copied's threshold",
-    "padded_rule": "a padded copy of grow_or_preempt scores under similarity.copied's threshold"}
+    "padded_rule": "a padded copy of grow_or_preempt scores under similarity.copied's threshold",
+    "long_copy": "a copy after 100,000 characters of comments: the judge parses only those",
+    "cookie_copy": "a copy as latin-1 bytes: the judge decodes UTF-8 and cannot parse it"}
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
 
 
