@@ -33,7 +33,7 @@ def install(fd: int, roots: tuple[str, ...], answer: str, requests, tampered) ->
     ``requests`` the code of the frame that loads the judge's requests (the code objects in
     them are the judge's); ``tampered`` the exception that ends the item."""
     def hook(event, args, _write=os.write, _pack=struct.pack, _fd=fd, _roots=tuple(roots),
-             _answer=answer, _code=CODE, _open=io.open, _getframe=sys._getframe,
+             _answer=answer.encode("utf-8", "surrogatepass"), _code=CODE, _open=io.open, _getframe=sys._getframe,
              _requests=requests, _tampered=tampered, _max=MAX_SOURCE, _bytes=bytes, _str=str,
              _type=type, _len=len, _oserror=OSError, _told=[]):
         why = ""
@@ -45,7 +45,7 @@ def install(fd: int, roots: tuple[str, ...], answer: str, requests, tampered) ->
                 data = source
             else:
                 data, why = None, "compiled a syntax tree"
-            if data is not None and source != _answer:
+            if data is not None and data != _answer:  # the event gives a str as UTF-8 bytes
                 skip = False
                 if _type(filename) is _str and filename.startswith(_roots) and ".." not in filename:
                     try:

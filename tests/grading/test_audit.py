@@ -34,7 +34,7 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
                "hash_const", "sibling_view", "neighbour_rule", "template_mem", "driver_window",
                "method_code", "padded_deaf", "padded_copy", "padded_rule",
-               "long_copy", "cookie_copy"}
+               "long_copy", "cookie_copy", "cell_copy"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
@@ -160,7 +160,7 @@ def test_magics_become_plain_python():
     ("redteam/nan_fit", "fail"), ("judge/numpy_item", "fail"),
     ("judge/numpy_forged_name", "fail"), ("judge/meta_eq", "fail"), ("judge/hidden_exc", "fail"),
     ("judge/seed_print", "fail"), ("judge/seed_print_guard", "fail"),
-    ("redteam3/context_setattr", "tampered"), ("redteam3/tracer_hash", "reference"),
+    ("redteam3/context_setattr", "tampered"), ("redteam3/tracer_hash", "tampered"),
     ("redteam3/gc_window", "reference"),  # cwd_shadow, home_poison write files: box only
     ("views/frame_globals", "fail"), ("views/frame_locals", "fail"),
     ("views/frame_traceback", "fail"), ("views/frame_generator", "reference"),
@@ -168,13 +168,13 @@ def test_magics_become_plain_python():
     ("views/forge_frames", "tampered"), ("views/proc_judge", "fail"),
     ("views/socket_redirect", "tampered"), ("redteam4/huge_int", "tampered"),
     ("redteam4/exc_spoof", "tampered"), ("redteam4/parent_mem", "fail"),
-    # hostile/redteam5: the copies are compiled while graded (codewatch): each ends the item,
-    # whatever it did to the tripwire; padded_deaf's copy is in the answer cell itself
+    # hostile/redteam5 (holes when found): each copy of a reference, compiled at run time, is
+    # seen by the code watch before it runs (codewatch)
     *[(f"redteam5/{n}", "reference") for n in (
         "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
-        "hash_const", "method_code", "driver_window", "padded_deaf")],
-    # hostile/redteam5: open holes (a strict xfail each: they pass the judge unflagged), with
-    # what each should get once closed
+        "hash_const", "method_code", "driver_window")],
+    # hostile/redteam5, against the code watch: open holes (a strict xfail each: they pass
+    # the judge unflagged), with what each should get once closed
     *[pytest.param(f"redteam5/{n}", "reference", marks=pytest.mark.xfail(strict=True, reason=why))
       for n, why in [
           ("padded_copy", "statements that do nothing, added to a copy before it is compiled, "
@@ -183,7 +183,7 @@ def test_magics_become_plain_python():
           ("long_copy", "the judge parses only the first 100,000 characters of compiled code"),
           ("cookie_copy", "latin-1 bytes with a coding line: the judge decodes them as UTF-8 "
                           "and cannot parse them")]],
-    # the neighbour views existed only when the notebook's earlier items were graded first
+    # the neighbour views exist only when the notebook's earlier items were graded first
     # (test_neighbour_views_hold_the_genuine_code); alone, these find none and fail
     ("redteam5/sibling_view", "fail"), ("redteam5/neighbour_rule", "fail")])
 def test_trusted_pass_is_not_fooled(name, want):
@@ -247,7 +247,8 @@ def test_a_view_a_child_wrote_in_is_not_used_again():
              trusted.Item("kc08_02_test", "kc08_02 = False", "check_kc08_02(kc08_02)",
                           target="kc08_02")]
     got = trusted.run_items(items, timeout_s=60)
-    assert got["kc08_01_test"] == ("pass", "", "planted"), got  # it did write there
+    status, _, planted = got["kc08_01_test"]  # it wrote there, or the view was read-only
+    assert status == "pass" and (planted == "planted" or "Read-only" in planted), got
     assert got["kc08_03_test"][0] == "fail", got  # its import found no planted module
     assert got["kc08_02_test"] == ("pass", "", False), got  # the fresh view grades as before
 
@@ -287,7 +288,8 @@ def test_neighbour_views_hold_the_genuine_code(name, attacked):
     """``redteam5/sibling_view`` (ex03_2), ``neighbour_rule`` (ex06_4): the child reads the
     lab's genuine module from the view an earlier item of its notebook left in the student
     process's folder (its cwd), and runs it (renamed; or with the tripwire's report
-    unplugged): the item must not pass."""
+    unplugged): the item must not pass (one view is on disk at a time, and the code watch
+    sees the genuine source compiled)."""
     case = hostile_cases.case(HOSTILE / "redteam5" / f"{name}.py")
     got = trusted.run_items(_notebook_items(case), timeout_s=60)
     assert got[attacked][0] != "pass", got[attacked]
@@ -310,3 +312,19 @@ def test_a_child_cannot_change_the_next_childs_start():
              trusted.Item("kc08_02_test", TRACE_OFF, "check_kc08_02(kc08_02)", target="kc08_02")]
     got = trusted.run_items(items, timeout_s=60)
     assert got["kc08_02_test"][0] == "tampered", got
+
+
+@pytest.mark.parametrize("name", ["cell_copy", "padded_deaf"])
+@pytest.mark.xfail(strict=True, reason="hole: the review scores the answer cell as a whole, so "
+                                       "code of its own around a copy keeps it under 0.8")
+def test_a_copy_in_the_answer_cell_goes_to_review(name):
+    """``redteam5/cell_copy`` (ex03_2): the lab's ``bucket_of`` in the answer cell, locals
+    renamed and its ``if`` turned round, beside a helper of the cell's own. The code watch
+    skips the answer cell and the tripwire's digest misses renamed code, so only the
+    similarity review can see it: its definition alone scores 0.81 against the lab's."""
+    from labgrader import similarity
+    case = hostile_cases.case(HOSTILE / "redteam5" / f"{name}.py")
+    refs = {case.target: {f"the lab's {r}": src
+                          for r, src in similarity.reference_sources(case.target).items()}}
+    why = similarity.copy_reviews({case.target: cellcode.python_source(case.source)}, refs, {}, {})
+    assert case.target in why, why

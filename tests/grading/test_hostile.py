@@ -115,7 +115,11 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     "padded_copy": "a padded copy of bucket_of scores under similarity.copied's threshold",
     "padded_rule": "a padded copy of grow_or_preempt scores under similarity.copied's threshold",
     "long_copy": "a copy after 100,000 characters of comments: the judge parses only those",
-    "cookie_copy": "a copy as latin-1 bytes: the judge decodes UTF-8 and cannot parse it"}
+    "cookie_copy": "a copy as latin-1 bytes: the judge decodes UTF-8 and cannot parse it",
+    # a copy in the answer cell itself (skipped by the code watch), locals renamed (the
+    # tripwire's digest misses it), beside code of its own (the review scores the whole cell)
+    "cell_copy": "the lab's bucket_of in the answer cell, renamed, beside a helper: 0.32",
+    "padded_deaf": "the same, with the tripwire's on_hit unplugged too"}
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
 
 
