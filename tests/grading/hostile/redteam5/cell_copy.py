@@ -21,16 +21,18 @@ def bucket_index(length, edges):
     return bucket_of(length, edges)
 
 
-def bucket_report(lengths, edges):
-    """How many prompts land in each bucket, and the padding each bucket costs."""
-    counts = {edge: 0 for edge in edges}
-    waste = {edge: 0 for edge in edges}
-    for length in sorted(lengths):
-        edge = edges[bucket_index(length, edges)]
-        counts[edge] = counts[edge] + 1
-        waste[edge] = waste[edge] + (edge - length)
-    rows = []
-    for edge in edges:
-        share = waste[edge] / max(1, counts[edge] * edge)
-        rows.append((edge, counts[edge], waste[edge], round(100.0 * share, 1)))
-    return rows
+def padded_cost(batches, edges):
+    """Tokens each batch computes once its rows pad to their bucket's edge, and the share of
+    them that is padding."""
+    out = []
+    for rows in batches:
+        if not rows:
+            out.append((0, 0.0))
+            continue
+        top = edges[bucket_index(max(rows), edges)]
+        spent = top * len(rows)
+        useful = sum(rows)
+        out.append((spent, (spent - useful) / spent))
+    total = sum(cost for cost, _ in out)
+    worst = max((share for _, share in out), default=0.0)
+    return out, total, worst
