@@ -33,7 +33,7 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/redteam5: written to pass the audit (attrgetter, strings backwards)
                "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
                "hash_const", "sibling_view", "neighbour_rule", "template_mem", "driver_window",
-               "method_code", "padded_deaf", "padded_copy", "padded_rule",
+               "method_code", "padded_copy", "padded_rule",
                "long_copy", "cookie_copy", "cell_copy"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
@@ -314,7 +314,7 @@ def test_a_child_cannot_change_the_next_childs_start():
     assert got["kc08_02_test"][0] == "tampered", got
 
 
-@pytest.mark.parametrize("name", ["cell_copy", "padded_deaf"])
+@pytest.mark.parametrize("name", ["cell_copy"])
 @pytest.mark.xfail(strict=True, reason="hole: the review scores the answer cell as a whole, so "
                                        "code of its own around a copy keeps it under 0.8")
 def test_a_copy_in_the_answer_cell_goes_to_review(name):

@@ -118,8 +118,7 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     "cookie_copy": "a copy as latin-1 bytes: the judge decodes UTF-8 and cannot parse it",
     # a copy in the answer cell itself (skipped by the code watch), locals renamed (the
     # tripwire's digest misses it), beside code of its own (the review scores the whole cell)
-    "cell_copy": "the lab's bucket_of in the answer cell, renamed, beside a helper: 0.34",
-    "padded_deaf": "the same, with the tripwire's on_hit unplugged too"}
+    "cell_copy": "the lab's bucket_of in the answer cell, renamed, beside a helper: 0.34"}
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
 
 
