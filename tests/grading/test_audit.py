@@ -33,7 +33,8 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/redteam5: written to pass the audit (attrgetter, strings backwards)
                "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
                "hash_const", "sibling_view", "neighbour_rule", "template_mem", "driver_window",
-               "method_code",
+               "method_code", "padded_copy", "padded_rule",
+               "long_copy", "cookie_copy", "cell_copy",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (execute.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",
@@ -176,6 +177,16 @@ def test_magics_become_plain_python():
     *[(f"redteam5/{n}", "reference") for n in (
         "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
         "hash_const", "method_code", "driver_window")],
+    # hostile/redteam5, against the code watch: open holes (a strict xfail each: they pass
+    # the judge unflagged), with what each should get once closed
+    *[pytest.param(f"redteam5/{n}", "reference", marks=pytest.mark.xfail(strict=True, reason=why))
+      for n, why in [
+          ("padded_copy", "statements that do nothing, added to a copy before it is compiled, "
+                          "lower similarity.copied's Dice score under the threshold"),
+          ("padded_rule", "the same on ex06_4's rule"),
+          ("long_copy", "the judge parses only the first 100,000 characters of compiled code"),
+          ("cookie_copy", "latin-1 bytes with a coding line: the judge decodes them as UTF-8 "
+                          "and cannot parse them")]],
     # the neighbour views exist only when the notebook's earlier items were graded first
     # (test_neighbour_views_hold_the_genuine_code); alone, these find none and fail
     ("redteam5/sibling_view", "fail"), ("redteam5/neighbour_rule", "fail")])
@@ -305,3 +316,19 @@ def test_a_child_cannot_change_the_next_childs_start():
              trusted.Item("kc08_02_test", TRACE_OFF, "check_kc08_02(kc08_02)", target="kc08_02")]
     got = trusted.run_items(items, timeout_s=60)
     assert got["kc08_02_test"][0] == "tampered", got
+
+
+@pytest.mark.parametrize("name", ["cell_copy"])
+@pytest.mark.xfail(strict=True, reason="hole: the review scores the answer cell as a whole, so "
+                                       "code of its own around a copy keeps it under 0.8")
+def test_a_copy_in_the_answer_cell_goes_to_review(name):
+    """``redteam5/cell_copy`` (ex03_2): the lab's ``bucket_of`` in the answer cell, locals
+    renamed and its ``if`` turned round, beside a helper of the cell's own. The code watch
+    skips the answer cell and the tripwire's digest misses renamed code, so only the
+    similarity review can see it: its definition alone scores 0.81 against the lab's."""
+    from labgrader import similarity
+    case = hostile_cases.case(HOSTILE / "redteam5" / f"{name}.py")
+    refs = {case.target: {f"the lab's {r}": src
+                          for r, src in similarity.reference_sources(case.target).items()}}
+    why = similarity.copy_reviews({case.target: cellcode.python_source(case.source)}, refs, {}, {})
+    assert case.target in why, why
