@@ -24,7 +24,8 @@ import struct
 import sys
 
 CODE = b"C"  # first byte of a code frame (the rest: the source, UTF-8); JSON frames start with "{"
-MAX_SOURCE = 256 << 10  # bytes of source one compile may send; more marks the item
+from .similarity import MAX_SOURCE  # bytes of source one compile may send (all the judge's
+#                                     copy check reads); more marks the item
 
 
 def install(fd: int, roots: tuple[str, ...], answer: str, requests, tampered) -> None:

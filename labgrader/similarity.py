@@ -157,32 +157,51 @@ class Match:
     what: str  # what it matched: a reference's dotted path, the solution, a student
 
 
+def definitions(source: str) -> list[str]:
+    """``source`` and the source of each function and class defined in it, at any depth
+    (a copy beside code of the student's own is still a copy)."""
+    try:
+        tree = ast.parse(source[:MAX_SOURCE])
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return [source]
+    return [source] + [ast.get_source_segment(source, n) or "" for n in ast.walk(tree)
+                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+
+
 def best_match(answer: str, others: dict[str, str], given: str = "") -> Match | None:
-    """The piece of ``others`` (label -> source) ``answer`` is most like, once what the
-    release ``given`` everyone is taken out; None when the answer is too small to judge."""
+    """The piece of ``others`` (label -> source) ``answer`` — as a whole, or one of its
+    definitions — is most like, once what the release ``given`` everyone is taken out; None
+    when the answer is too small to judge."""
     stub = fingerprint(given)
-    mine = fingerprint(answer) - stub
-    if weight(mine) < MIN_WEIGHT:
-        return None
+    theirs = {label: fingerprint(source) - stub for label, source in others.items()}
     best = None
-    for label, source in others.items():
-        s = score(mine, fingerprint(source) - stub)
-        if best is None or s > best.score:
-            best = Match(round(s, 2), label)
+    for unit in definitions(answer):
+        mine = fingerprint(unit) - stub
+        if weight(mine) < MIN_WEIGHT:
+            continue
+        for label, fp in theirs.items():
+            s = score(mine, fp)
+            if best is None or s > best.score:
+                best = Match(round(s, 2), label)
     return best
+
+
+def contained(source: str, reference: str) -> float:
+    """The share of ``reference``'s normalised syntax that ``source`` holds, 0 to 1 (code
+    added around a copy, or inside it, does not lower it); 0 for a reference too small to
+    judge."""
+    ref = fingerprint(reference)
+    if weight(ref) < MIN_WEIGHT:
+        return 0.0
+    return weight(fingerprint(source) & ref) / weight(ref)
 
 
 def copied(source: str, references: dict[str, str]) -> Match | None:
     """The reference (label -> source) that ``source`` — code a student's process compiled
-    while graded (``codewatch``) — copies, as a whole or in one of its definitions, scoring
-    ≥ ``THRESHOLD``; None when none does."""
-    try:
-        tree = ast.parse(source[:MAX_SOURCE])
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    units = [source] + [ast.get_source_segment(source, n) or "" for n in ast.walk(tree)
-                        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-    found = [m for m in (best_match(u, references) for u in units) if m is not None]
+    while graded (``codewatch``) — holds a copy of: ≥ ``THRESHOLD`` of the reference's
+    normalised syntax found in it (``contained``: padding does not hide a copy); None when
+    none is held."""
+    found = [Match(round(contained(source, ref), 2), label) for label, ref in references.items()]
     best = max(found, key=lambda m: m.score, default=None)
     return best if best is not None and best.score >= THRESHOLD else None
 

@@ -334,10 +334,20 @@ def _references(ex: str) -> dict[str, str]:
 
 
 def _not_a_copy(ex: str, source: bytes) -> None:
-    """In the judge: code the item's child compiled (``codewatch``) that copies one of the
-    exercise's references ends the item as "reference"."""
+    """In the judge: code the item's child compiled (``codewatch``) that holds a copy of one
+    of the exercise's references ends the item as "reference"; code the judge cannot read
+    (its encoding, its syntax) ends it as tampering."""
+    import io
+    import tokenize
+
     from .similarity import copied
-    match = copied(source.decode("utf-8", "replace"), _references(ex))
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        text = source.decode(encoding)
+        ast.parse(text)
+    except (SyntaxError, UnicodeDecodeError, LookupError, ValueError, RecursionError, MemoryError):
+        raise Stop("tampered", "compiled code the judge cannot read while graded") from None
+    match = copied(text, _references(ex))
     if match is not None:
         raise Stop("reference", f"ran a copy of the lab's {match.what}, made while graded "
                                 f"(similarity {match.score:.2f})"[:400])

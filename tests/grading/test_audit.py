@@ -177,16 +177,11 @@ def test_magics_become_plain_python():
     *[(f"redteam5/{n}", "reference") for n in (
         "untraced_copy", "watch_deaf", "watch_blind", "thread_untraced", "renamed_copy",
         "hash_const", "method_code", "driver_window")],
-    # hostile/redteam5, against the code watch: open holes (a strict xfail each: they pass
-    # the judge unflagged), with what each should get once closed
-    *[pytest.param(f"redteam5/{n}", "reference", marks=pytest.mark.xfail(strict=True, reason=why))
-      for n, why in [
-          ("padded_copy", "statements that do nothing, added to a copy before it is compiled, "
-                          "lower similarity.copied's Dice score under the threshold"),
-          ("padded_rule", "the same on ex06_4's rule"),
-          ("long_copy", "the judge parses only the first 100,000 characters of compiled code"),
-          ("cookie_copy", "latin-1 bytes with a coding line: the judge decodes them as UTF-8 "
-                          "and cannot parse them")]],
+    # hostile/redteam5, against the code watch (holes when found): a padded copy still holds
+    # the reference (similarity.contained); a copy the judge cannot read (past its limit, in
+    # another encoding it still reads) marks the item
+    *[(f"redteam5/{n}", "reference") for n in ("padded_copy", "padded_rule", "cookie_copy")],
+    ("redteam5/long_copy", "tampered"),
     # the neighbour views exist only when the notebook's earlier items were graded first
     # (test_neighbour_views_hold_the_genuine_code); alone, these find none and fail
     ("redteam5/sibling_view", "fail"), ("redteam5/neighbour_rule", "fail")])
@@ -319,13 +314,12 @@ def test_a_child_cannot_change_the_next_childs_start():
 
 
 @pytest.mark.parametrize("name", ["cell_copy"])
-@pytest.mark.xfail(strict=True, reason="hole: the review scores the answer cell as a whole, so "
-                                       "code of its own around a copy keeps it under 0.8")
 def test_a_copy_in_the_answer_cell_goes_to_review(name):
     """``redteam5/cell_copy`` (ex03_2): the lab's ``bucket_of`` in the answer cell, locals
     renamed and its ``if`` turned round, beside a helper of the cell's own. The code watch
     skips the answer cell and the tripwire's digest misses renamed code, so only the
-    similarity review can see it: its definition alone scores 0.81 against the lab's."""
+    similarity review can see it: its definition alone scores 0.81 against the lab's (the
+    review scores each definition, not only the whole cell)."""
     from labgrader import similarity
     case = hostile_cases.case(HOSTILE / "redteam5" / f"{name}.py")
     refs = {case.target: {f"the lab's {r}": src

@@ -112,17 +112,7 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    # hostile/redteam5: a copy of a reference padded with statements that do nothing before it
-    # is compiled: the judge's copy check (similarity.copied, a Dice score) falls under its
-    # threshold, and the tripwire's digest misses the changed code
-    "padded_copy": "a padded copy of bucket_of scores under similarity.copied's threshold",
-    "padded_rule": "a padded copy of grow_or_preempt scores under similarity.copied's threshold",
-    "long_copy": "a copy after 100,000 characters of comments: the judge parses only those",
-    "cookie_copy": "a copy as latin-1 bytes: the judge decodes UTF-8 and cannot parse it",
-    # a copy in the answer cell itself (skipped by the code watch), locals renamed (the
-    # tripwire's digest misses it), beside code of its own (the review scores the whole cell)
-    "cell_copy": "the lab's bucket_of in the answer cell, renamed, beside a helper: 0.34"}
+HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
 
 
