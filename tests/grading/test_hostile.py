@@ -113,6 +113,8 @@ def test_controls_score_as_before(graded):
 
 
 HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+COPIES = {"cell_copy"}  # redteam5: the lab's code, renamed, in the answer cell itself: copying
+#                         is a review flag with the score kept (the trainer decides), not a 0
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
 
 
@@ -128,6 +130,10 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
     flagged, grades, comments = rows[name]
     attacked = f"{c.target}_test"
     tests = {g: v for g, v in grades.items() if g.endswith("_test")}
+    if name in COPIES:  # a copy in the answer cell: a review flag, its checks' score kept
+        assert flagged and "similar to " in comments.get(c.target, ""), (name, comments)
+        assert tests[attacked][2], f"{name}: the attacked item needs a manual grade"
+        return
     assert tests[attacked][0] == 0, f"{name} scored {tests[attacked][0]} on {attacked}"
     if c.others == "honest":  # the honest answers beside the attack keep their points
         assert flagged, f"{name}: not flagged"
