@@ -327,6 +327,16 @@ class Stop(BaseException):
 HEAVY = ("numpy", "torch", "transformers", "matplotlib")  # what the student process imports once
 
 
+def _live_digests(ex: str) -> dict[str, str]:
+    """What the child's tripwire looks for: the code of ``ex``'s references that stay genuine
+    in its view (``view.LIVE``: a check's driver needs them). The others are stubs that report
+    when called, and a copy of any is compiled where the code watch sees it: no call needs
+    tracing for them (tracing every call made a simulation-heavy check 3-4x slower)."""
+    from . import tripwire, view
+    live = set(view.LIVE.get(ex, ()))
+    return {d: r for d, r in tripwire.reference_digests(ex).items() if r in live} if live else {}
+
+
 @functools.lru_cache(maxsize=64)
 def _references(ex: str) -> dict[str, str]:
     from .similarity import reference_sources
@@ -384,7 +394,6 @@ class StudentProcess:
     def grade(self, item: Item, timeout_s: float, genuine: dict) -> tuple[str, str, object]:
         import pickle
 
-        from . import tripwire
         from labsupport.paths import DATA, SHARED_DATA
 
         from .references import ROOT
@@ -402,7 +411,7 @@ class StudentProcess:
                "names": sorted({*test_names(item.test), item.target or ""} - {""}),
                "imports": [check_module(answer_id), *imported_modules(item.answer),
                            *imported_modules(item.test)],
-               "digests": tripwire.reference_digests(answer_id)}
+               "digests": _live_digests(answer_id)}
         try:
             chan.send(pickle.dumps(job))
             verdict = judge(item, chan, genuine)
