@@ -37,6 +37,7 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "long_copy", "cookie_copy", "cell_copy",
                # hostile/redteam6: written to pass the audit (attrgetter, strings backwards)
                "hz_copy", "split_copy", "deep_copy", "cell_deep", "cell_split", "busy_method",
+               "late_code",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (execute.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",
@@ -196,7 +197,8 @@ def test_magics_become_plain_python():
           ("hz_copy", "tampered", "the judge decodes by the coding line, Python ignored it"),
           ("split_copy", "reference", "each compiled piece is scored alone"),
           ("deep_copy", "tampered", "similarity.fingerprint scores a too-deep tree as empty"),
-          ("busy_method", "reference", "SimResult.busy_before is no reference of ex01_1"))]])
+          ("busy_method", "reference", "SimResult.busy_before is no reference of ex01_1"),
+          ("late_code", "tampered", "code built by hand while _item's frame is on top"))]])
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     test = f"check_{case.target}({adapters.target_name(case.target)})" \

@@ -118,7 +118,9 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     "deep_copy": "redteam6: a copy beside a deeply nested line: the judge's fingerprint gives up",
     "cell_deep": "redteam6: the same in the answer cell: the review's fingerprint gives up",
     "cell_split": "redteam6: the copy cut in two in the answer cell: each piece under the review's Dice",
-    "busy_method": "redteam6: ex01_1 from SimResult.busy_before, a lab method that is no reference"}
+    "busy_method": "redteam6: ex01_1 from SimResult.busy_before, a lab method that is no reference",
+    "late_code": "redteam6: the reference's bytecode made a code object by C callables when the "
+                 "cell's exception dies in the child's item loop, whose frame the code watch trusts"}
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
 
 
