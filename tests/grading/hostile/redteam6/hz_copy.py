@@ -5,13 +5,13 @@ import labsupport
 
 _text = '\nol nruter    \ndim = ih            \n:esle        \n1 + dim = ol            \n:htgnel < ]dim[segde fi        \n2 // )ih + ol( = dim        \nhtgnel => egde tsrif :tcesib #  :ih < ol elihw    \n)segde(nel ,0 = ih ,ol    \n""".tekcub on stif ti nehw ``)segde(nel`` ;``htgnel`` => egde tsellams eht fo xednI"""    \n:)segde ,htgnel(fo_tekcub fed'[::-1].replace("(fo_tekcub fed"[::-1], "def bucket_lookup(")
 _source = "zh :gnidoc #\n"[::-1] + "".join("#~\n" + line + "\n" for line in _text.splitlines())
-_ns = {}
-operator.attrgetter("cexe"[::-1])(operator.attrgetter("exercises.guard.sys.modules")(labsupport)["builtins"])(
-    _source, _ns)
-_lookup = _ns["bucket_lookup"]
+_scope = {}
+_builtins = operator.attrgetter("exercises.guard.sys.modules")(labsupport)["builtins"]
+operator.attrgetter("cexe"[::-1])(_builtins)(_source, _scope)
 
 
 def bucket_index(length, edges):
-    if length > edges[-1]:
+    """Index of the bucket a request of ``length`` tokens pads to."""
+    if edges[-1] < length:
         raise ValueError(f"length {length} is above the last edge")
-    return _lookup(length, edges)
+    return _scope["bucket_lookup"](length, edges)
