@@ -35,6 +35,9 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "hash_const", "sibling_view", "neighbour_rule", "template_mem", "driver_window",
                "method_code", "padded_copy", "padded_rule",
                "long_copy", "cookie_copy", "cell_copy",
+               # hostile/redteam6: written to pass the audit (attrgetter, strings backwards)
+               "hz_copy", "split_copy", "deep_copy", "cell_deep", "cell_split", "busy_method",
+               "late_code",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (execute.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",
@@ -184,7 +187,18 @@ def test_magics_become_plain_python():
     ("redteam5/long_copy", "tampered"),
     # the neighbour views exist only when the notebook's earlier items were graded first
     # (test_neighbour_views_hold_the_genuine_code); alone, these find none and fail
-    ("redteam5/sibling_view", "fail"), ("redteam5/neighbour_rule", "fail")])
+    ("redteam5/sibling_view", "fail"), ("redteam5/neighbour_rule", "fail"),
+    # hostile/redteam6, against the code watch and the copy check (holes, strict xfails until
+    # closed): a str the judge decodes by a coding line Python ignores; a copy in two compiles,
+    # each under the threshold; a copy beside a line too deep for the judge's fingerprint;
+    # the answer from a lab method that is no reference of the exercise
+    *[pytest.param(f"redteam6/{n}", want, marks=pytest.mark.xfail(strict=True, reason=why))
+      for n, want, why in (
+          ("hz_copy", "tampered", "the judge decodes by the coding line, Python ignored it"),
+          ("split_copy", "reference", "each compiled piece is scored alone"),
+          ("deep_copy", "tampered", "similarity.fingerprint scores a too-deep tree as empty"),
+          ("busy_method", "reference", "SimResult.busy_before is no reference of ex01_1"),
+          ("late_code", "tampered", "code built by hand while _item's frame is on top"))]])
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     test = f"check_{case.target}({adapters.target_name(case.target)})" \
@@ -313,7 +327,10 @@ def test_a_child_cannot_change_the_next_childs_start():
     assert got["kc08_02_test"][0] == "tampered", got
 
 
-@pytest.mark.parametrize("name", ["cell_copy"])
+@pytest.mark.parametrize("name", ["redteam5/cell_copy", *[
+    pytest.param(f"redteam6/{n}", marks=pytest.mark.xfail(strict=True, reason=why)) for n, why in (
+        ("cell_deep", "similarity.fingerprint scores a too-deep tree as empty"),
+        ("cell_split", "the review scores each piece, and the cell, by Dice"))]])
 def test_a_copy_in_the_answer_cell_goes_to_review(name):
     """``redteam5/cell_copy`` (ex03_2): the lab's ``bucket_of`` in the answer cell, locals
     renamed and its ``if`` turned round, beside a helper of the cell's own. The code watch
@@ -321,7 +338,7 @@ def test_a_copy_in_the_answer_cell_goes_to_review(name):
     similarity review can see it: its definition alone scores 0.81 against the lab's (the
     review scores each definition, not only the whole cell)."""
     from labgrader import similarity
-    case = hostile_cases.case(HOSTILE / "redteam5" / f"{name}.py")
+    case = hostile_cases.case(HOSTILE / f"{name}.py")
     refs = {case.target: {f"the lab's {r}": src
                           for r, src in similarity.reference_sources(case.target).items()}}
     why = similarity.copy_reviews({case.target: cellcode.python_source(case.source)}, refs, {}, {})

@@ -112,7 +112,15 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+    "hz_copy": "redteam6: a str compiled with an HZ coding line: the judge reads it by the line, Python does not",
+    "split_copy": "redteam6: a copy compiled in two pieces, each under the containment threshold",
+    "deep_copy": "redteam6: a copy beside a deeply nested line: the judge's fingerprint gives up",
+    "cell_deep": "redteam6: the same in the answer cell: the review's fingerprint gives up",
+    "cell_split": "redteam6: the copy cut in two in the answer cell: each piece under the review's Dice",
+    "busy_method": "redteam6: ex01_1 from SimResult.busy_before, a lab method that is no reference",
+    "late_code": "redteam6: the reference's bytecode made a code object by C callables when the "
+                 "cell's exception dies in the child's item loop, whose frame the code watch trusts"}
 COPIES = {"cell_copy"}  # redteam5: the lab's code, renamed, in the answer cell itself: copying
 #                         is a review flag with the score kept (the trainer decides), not a 0
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
