@@ -11,8 +11,8 @@ of the Python install (``roots``) and the answer cell itself; the judge compares
 the exercise's references (``trusted.judge``: a copy ends the item as "reference"). Code
 that comes with no source is refused and marks the item: compiled bytes (``marshal``)
 that are not an import of a file under ``roots``, a code object built by hand
-(``types.CodeType``, ``code.replace``) outside the judge's own requests, and a syntax
-tree compiled directly. The hook keeps what it needs in its defaults (builtins only: a
+(``types.CodeType``, ``code.replace``: the judge's requests hold none), and a syntax tree
+compiled directly. The hook keeps what it needs in its defaults (builtins only: a
 module attribute the student's code changes does not reach it) and refuses a change to
 itself.
 """
@@ -28,14 +28,13 @@ from .similarity import MAX_SOURCE  # bytes of source one compile may send (all 
 #                                     copy check reads); more marks the item
 
 
-def install(fd: int, roots: tuple[str, ...], answer: str, requests, tampered) -> None:
+def install(fd: int, roots: tuple[str, ...], answer: str, tampered) -> None:
     """The hook: ``fd`` the item's channel; ``roots`` the folders (ending with ``/``) whose
     unchanged files may be imported unseen; ``answer`` the answer cell's source;
-    ``requests`` the code of the frame that loads the judge's requests (the code objects in
-    them are the judge's); ``tampered`` the exception that ends the item."""
+    ``tampered`` the exception that ends the item."""
     def hook(event, args, _write=os.write, _pack=struct.pack, _fd=fd, _roots=tuple(roots),
              _answer=answer.encode("utf-8", "surrogatepass"), _code=CODE, _open=io.open, _getframe=sys._getframe,
-             _requests=requests, _tampered=tampered, _max=MAX_SOURCE, _bytes=bytes, _str=str,
+             _tampered=tampered, _max=MAX_SOURCE, _bytes=bytes, _str=str,
              _type=type, _len=len, _oserror=OSError, _told=[]):
         why = ""
         if event == "compile":
@@ -79,9 +78,7 @@ def install(fd: int, roots: tuple[str, ...], answer: str, requests, tampered) ->
                 except _oserror:
                     pass
             why = "loaded compiled code from bytes"
-        elif event == "code.__new__":
-            if _getframe(1).f_code is _requests:  # cloudpickle rebuilding the judge's lambdas
-                return
+        elif event == "code.__new__":  # the judge's requests hold no code (``tape.Remote``)
             why = "built a code object by hand"
         elif event == "object.__setattr__":
             if args[0] is not hook:

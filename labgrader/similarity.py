@@ -141,6 +141,19 @@ def fingerprint(source: str) -> Counter:
     return out
 
 
+def walkable(source: str) -> bool:
+    """Whether ``fingerprint`` can read all of ``source`` (it parses and is not nested too
+    deep to walk): a copy cannot hide behind a line the check gives up on."""
+    try:
+        tree = _Normalise().visit(ast.parse(source[:MAX_SOURCE]))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Module, ast.expr_context)):
+                _shape(node)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return len(source) <= MAX_SOURCE
+
+
 def weight(fp: Counter) -> int:
     return sum(fp.values())
 
@@ -186,19 +199,20 @@ def best_match(answer: str, others: dict[str, str], given: str = "") -> Match | 
     return best
 
 
-def contained(source: str, reference: str) -> float:
+def contained(source: str | Counter, reference: str) -> float:
     """The share of ``reference``'s normalised syntax that ``source`` holds, 0 to 1 (code
     added around a copy, or inside it, does not lower it); 0 for a reference too small to
     judge."""
     ref = fingerprint(reference)
     if weight(ref) < MIN_WEIGHT:
         return 0.0
-    return weight(fingerprint(source) & ref) / weight(ref)
+    mine = source if isinstance(source, Counter) else fingerprint(source)
+    return weight(mine & ref) / weight(ref)
 
 
-def copied(source: str, references: dict[str, str]) -> Match | None:
+def copied(source: str | Counter, references: dict[str, str]) -> Match | None:
     """The reference (label -> source) that ``source`` — code a student's process compiled
-    while graded (``codewatch``) — holds a copy of: ≥ ``THRESHOLD`` of the reference's
+    while graded (``codewatch``), or the ``fingerprint``s of all it compiled — holds a copy of: ≥ ``THRESHOLD`` of the reference's
     normalised syntax found in it (``contained``: padding does not hide a copy); None when
     none is held."""
     found = [Match(round(contained(source, ref), 2), label) for label, ref in references.items()]
@@ -260,6 +274,9 @@ def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
         others = dict(references.get(ex, {}))
         others.update({f"student {who}'s answer": cells[ex] for who, cells in classmates.items()
                        if ex in cells})
+        if not walkable(source):
+            out[ex] = "too long or too deeply nested for the copy check to read"
+            continue
         match = best_match(source, others, given.get(ex, ""))
         if match is not None and match.score >= THRESHOLD:
             out[ex] = (f"similar to {match.what} (score {match.score:.2f}: the same code up to "

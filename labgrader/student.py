@@ -194,17 +194,19 @@ def _item(chan: int, roots: tuple[str, ...], private: bool) -> None:
         _drop_capabilities()  # none over the template's namespace: its memory stays its own
     syscalls.load(chan)  # from here on the kernel stops a new process or a moved channel
     watch_tracing(chan, guard, tripwire)
-    codewatch.install(chan, roots, _python(job["answer"]), _item.__code__, guard.Tampered)
+    codewatch.install(chan, roots, _python(job["answer"]), guard.Tampered)
     wire_.cover_raw_threads()
     before = fingerprint()
     ns: dict = {"__name__": "__main__"}
     status, message = "pass", ""
     try:
-        with wire_(ex):  # the cell is the student's code too
-            run_cell(job["answer"], ns, f"<{ex}>")
-        touched = changed(before, fingerprint())
-        if touched:
-            raise guard.Tampered("changes the grading machinery: " + ", ".join(touched[:5]))
+        try:
+            with wire_(ex):  # the cell is the student's code too
+                run_cell(job["answer"], ns, f"<{ex}>")
+        finally:  # compared whether the cell ran to its end or raised
+            touched = changed(before, fingerprint())
+            if touched:
+                raise guard.Tampered("changes the grading machinery: " + ", ".join(touched[:5]))
     except guard.Tampered as t:
         send(chan, {"kind": "tamper", "what": str(t.args[0] if t.args else "")})
         return
@@ -300,8 +302,6 @@ def main() -> int:
             __import__(name)
         except Exception:  # noqa: BLE001 - an item that needs it reports it
             pass
-    import cloudpickle  # noqa: F401 - the judge's requests need it to load
-
     from . import syscalls
     syscalls.prepare()  # looks up its libraries with ldconfig (a new process): once, here
     ctl.sendall(json.dumps(READY).encode())

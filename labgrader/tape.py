@@ -9,6 +9,57 @@ from labsupport.exercises.guard import Tampered, watched as run_watched
 from . import wire
 
 
+class RequestError(RuntimeError):
+    """In the judge: a check's call holds something the student process cannot rebuild (a
+    function whose code is not the lab's): a fault of the lab's check, not of the answer."""
+
+
+def code_address(code) -> tuple[str, str, int]:
+    """Where a code object of the lab is: (module, name, first line). The judge sends a
+    check's lambda or local function with its code by this address, never as bytecode."""
+    from pathlib import Path
+
+    from .references import ROOT
+    try:
+        rel = Path(code.co_filename).resolve().relative_to(ROOT.parent)
+    except ValueError:
+        raise LookupError(f"code of {code.co_name} is not the lab's ({code.co_filename})") from None
+    return ".".join(rel.with_suffix("").parts).removesuffix(".__init__"), code.co_name, code.co_firstlineno
+
+
+def lab_code(module: str, name: str, line: int):
+    """In the student process: the lab's own code object at ``code_address`` (found among
+    the module's functions, methods and their nested code): no code object is built."""
+    import importlib
+    import sys
+    import types
+    mod = sys.modules.get(module) or importlib.import_module(module)
+    todo, seen = list(vars(mod).values()), set()
+    while todo:
+        v = todo.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, (staticmethod, classmethod)):
+            v = v.__func__
+        if isinstance(v, property):
+            todo += [f for f in (v.fget, v.fset, v.fdel) if f is not None]
+        elif isinstance(v, types.FunctionType):  # a decorated check: what it wraps too
+            todo += [v.__code__, *([v.__wrapped__] if hasattr(v, "__wrapped__") else [])]
+            for cell in v.__closure__ or ():
+                try:
+                    todo.append(cell.cell_contents)
+                except ValueError:  # an empty cell
+                    pass
+        elif isinstance(v, type) and v.__module__ == module:
+            todo += list(vars(v).values())
+        elif type(v) is types.CodeType:
+            if v.co_name == name and v.co_firstlineno == line:
+                return v
+            todo += [c for c in v.co_consts if type(c) is types.CodeType]
+    raise LookupError(f"no code {name} at line {line} in {module}")
+
+
 class TapeMismatch(AssertionError):
     """In the judge: the check asked for a call the record does not hold."""
 
@@ -73,8 +124,9 @@ class Remote:
     ``bounded``, ``driver``) is sent to the student process and its recorded outcome read
     back (``ask``: request -> record, or ``Stop``). The request names the student's
     objects by name (``names``: id of the judge's stand-in -> name), everything else goes as
-    it is (``cloudpickle``: the check's own values, lambdas, the lab's functions by module
-    and name); the answer is only ever a record, decoded with ``wire`` (``outcome``). On a
+    it is (``cloudpickle``: the check's own values, the lab's functions by module and name,
+    a check's lambda with its code by where it is in the lab, ``lab_code``: the student
+    process builds no code object); the answer is only ever a record, decoded with ``wire`` (``outcome``). On a
     hidden case (``hidden``) the record is ``scrub``bed first: no text the student's code
     made reaches a verdict."""
 
@@ -88,6 +140,8 @@ class Remote:
 
     def request(self, ex: str, mode: str, fn, args: tuple, kw: dict) -> bytes:
         import io
+        import pickle
+        import types
 
         import cloudpickle
         names = self.names
@@ -95,8 +149,16 @@ class Remote:
         class Pickler(cloudpickle.Pickler):
             def persistent_id(self, obj):
                 return names.get(id(obj))
+
+            def reducer_override(self, obj):  # a check's lambda: its code by where it is
+                if type(obj) is types.CodeType:
+                    return lab_code, code_address(obj)
+                return super().reducer_override(obj)
         buf = io.BytesIO()
-        Pickler(buf, protocol=5).dump((ex, mode, fn, tuple(args), dict(kw)))
+        try:
+            Pickler(buf, protocol=5).dump((ex, mode, fn, tuple(args), dict(kw)))
+        except (pickle.PicklingError, AttributeError, TypeError, LookupError) as err:
+            raise RequestError(f"{ex}: the check's call cannot be sent ({err})") from None
         return buf.getvalue()
 
     def call(self, ex: str, fn, args: tuple, kw: dict, watched: bool = True, bounded: bool = False):

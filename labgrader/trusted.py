@@ -229,7 +229,7 @@ def judge(item: Item, chan: _Channel, genuine: dict) -> tuple[str, str, object]:
     from labsupport.exercises import guard
     from labsupport.exercises.plain import describe_error, plain
     from . import wire
-    from .tape import Remote, TapeMismatch
+    from .tape import Remote, RequestError, TapeMismatch
     answer_id = item.grade_id.removesuffix("_test")
     answered = chan.expect("answered")
     try:
@@ -249,6 +249,8 @@ def judge(item: Item, chan: _Channel, genuine: dict) -> tuple[str, str, object]:
             raise
         except (TapeMismatch, wire.WireError) as err:
             return "tampered", f"its record does not fit the check ({err})", None
+        except RequestError as err:
+            raise GradingEnvironmentError(str(err)) from None
         except BaseException as exc:  # noqa: BLE001 - the check's verdict on the student's answers
             status, message = "fail", describe_error(exc)[:500] + (HIDDEN_NOTE if hidden else "")
             if type(exc) is not PartialScore and partial_share(message) is not None:
@@ -343,24 +345,42 @@ def _references(ex: str) -> dict[str, str]:
     return reference_sources(ex)
 
 
-def _not_a_copy(ex: str, source: bytes) -> None:
-    """In the judge: code the item's child compiled (``codewatch``) that holds a copy of one
-    of the exercise's references ends the item as "reference"; code the judge cannot read
-    (its encoding, its syntax) ends it as tampering."""
-    import io
-    import tokenize
+class CopyCheck:
+    """In the judge, for one item: code its child compiled (``codewatch``), each source as
+    Python may have read it (UTF-8, and the encoding its coding line names: a ``str`` is
+    compiled ignoring it), scored alone and together with what the item compiled before
+    (a copy cut in pieces); a copy of one of the exercise's references ends the item as
+    "reference", code the judge cannot read (no reading parses, too deep to walk) as
+    tampering."""
 
-    from .similarity import copied
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-        text = source.decode(encoding)
-        ast.parse(text)
-    except (SyntaxError, UnicodeDecodeError, LookupError, ValueError, RecursionError, MemoryError):
-        raise Stop("tampered", "compiled code the judge cannot read while graded") from None
-    match = copied(text, _references(ex))
-    if match is not None:
-        raise Stop("reference", f"ran a copy of the lab's {match.what}, made while graded "
-                                f"(similarity {match.score:.2f})"[:400])
+    def __init__(self, ex: str):
+        from collections import Counter
+        self.ex, self.seen = ex, Counter()  # the fingerprints of what the item compiled
+
+    def __call__(self, source: bytes) -> None:
+        import io
+        import tokenize
+
+        from .similarity import copied, fingerprint, walkable
+        texts = []
+        for encoding in ("utf-8", None):
+            try:
+                if encoding is None:
+                    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+                text = source.decode(encoding)
+            except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+                continue
+            if walkable(text) and text not in texts:
+                texts.append(text)
+        if not texts:
+            raise Stop("tampered", "compiled code the judge cannot read while graded")
+        for text in texts:
+            self.seen += fingerprint(text)
+        for what in [*texts, self.seen]:
+            match = copied(what, _references(self.ex))
+            if match is not None:
+                raise Stop("reference", f"ran a copy of the lab's {match.what}, made while "
+                                        f"graded (similarity {match.score:.2f})"[:400])
 
 
 class StudentProcess:
@@ -406,7 +426,7 @@ class StudentProcess:
         theirs.close()
         pid = json.loads(self.ctl.recv(1 << 16))["pid"]
         chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s,
-                        on_code=functools.partial(_not_a_copy, answer_id))
+                        on_code=CopyCheck(answer_id))
         job = {"ex": answer_id, "answer": item.answer,
                "names": sorted({*test_names(item.test), item.target or ""} - {""}),
                "imports": [check_module(answer_id), *imported_modules(item.answer),

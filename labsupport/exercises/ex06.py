@@ -7,6 +7,8 @@ lookup (ex06_10) in ``ex06_prefix`` (``registry.EXERCISES`` names each check's m
 """
 from __future__ import annotations
 
+import functools
+
 from collections import deque
 import numpy as np
 
@@ -210,22 +212,25 @@ def _grow_hint(a, b) -> str:
             "only when seq itself was preempted, True once kv.grow(seq, n_tokens) succeeded")
 
 
+def _grow_rule(ex: str, obj, seq, n_tokens, running, kv, preempt) -> bool:
+    """The scheduler's growth rule around the student's ``obj`` (``check_ex06_4``)."""
+    def victim(v):  # a preempted sequence must be one of running, not an object of yours
+        if not any(v is r for r in running):
+            raise AssertionError(f"{ex}: preempt() takes a sequence from running")
+        return preempt(v)
+    out = bounded(ex, obj, seq, n_tokens, running, kv, victim)
+    if type(out) is not bool:
+        raise AssertionError(f"{ex}: return True (seq holds its blocks) or False (seq "
+                             f"itself was preempted), got {out!r}")
+    return out
+
+
 @exercise_check("ex06_4")
 def check_ex06_4(obj, hidden: bool = False) -> None:
     """``obj(seq, n_tokens, running, kv, preempt) -> bool``: on-demand growth."""
     ex = "ex06_4"
     _callable(ex, obj, "grow_or_preempt")
-
-    def rule(seq, n_tokens, running, kv, preempt):
-        def victim(v):  # a preempted sequence must be one of running, not an object of yours
-            if not any(v is r for r in running):
-                raise AssertionError(f"{ex}: preempt() takes a sequence from running")
-            return preempt(v)
-        out = bounded(ex, obj, seq, n_tokens, running, kv, victim)
-        if type(out) is not bool:
-            raise AssertionError(f"{ex}: return True (seq holds its blocks) or False (seq "
-                                 f"itself was preempted), got {out!r}")
-        return out
+    rule = functools.partial(_grow_rule, ex, obj)  # by reference: the judge sends it as it is
     for reqs, knobs in _sched_cases(ex, hidden):
         compare(ex, reqs, knobs, _grow_hint, grow_fn=rule)
 
@@ -239,20 +244,23 @@ def _admit_hint(a, b) -> str:
             "budget is spent")
 
 
+def _admit_rule(ex: str, obj, waiting, free_places, budget, admit, feed):
+    """The scheduler's admission rule around the student's ``obj`` (``check_ex06_5``)."""
+    def fed(seq, n):  # the token count reaches the scheduler as a plain int
+        n = plain(ex, n, "the n you feed")
+        if type(n) is not int:
+            raise AssertionError(f"{ex}: feed(seq, n) takes an int n, got {describe(n)}")
+        return feed(seq, n)
+    return bounded(ex, obj, waiting, free_places, budget, admit, fed)
+
+
 @exercise_check("ex06_5")
 def check_ex06_5(obj, hidden: bool = False) -> None:
     """``obj(waiting, free_places, budget, admit, feed)``: continuous admission under the
     step's token budget, with chunked prefill."""
     ex = "ex06_5"
     _callable(ex, obj, "admit_under_budget")
-
-    def rule(waiting, free_places, budget, admit, feed):
-        def fed(seq, n):  # the token count reaches the scheduler as a plain int
-            n = plain(ex, n, "the n you feed")
-            if type(n) is not int:
-                raise AssertionError(f"{ex}: feed(seq, n) takes an int n, got {describe(n)}")
-            return feed(seq, n)
-        return bounded(ex, obj, waiting, free_places, budget, admit, fed)
+    rule = functools.partial(_admit_rule, ex, obj)  # by reference: the judge sends it as it is
     for reqs, knobs in _sched_cases(ex, hidden):
         compare(ex, reqs, knobs, _admit_hint, admit_fn=rule)
 

@@ -48,7 +48,8 @@ DECODER_ENGINE = ("decoder.scheduler", "decoder.engine", "decoder.stepsim", "dec
 HAND_GRADED = Exercise(None, None)
 
 EXERCISES: dict[str, Exercise] = {
-    "ex01_1": _code("ex01", "ex01_1", "utilisation", ("metrics.utilisation", "metrics.summarize"),
+    "ex01_1": _code("ex01", "ex01_1", "utilisation", ("metrics.utilisation", "metrics.summarize",
+                                                      "sim.records.SimResult.busy_before"),
                     "exercises.ex01.lab_busy_share"),
     "ex01_2": _code("ex01", "ex01_2", "latency_percentiles",
                     ("metrics.percentiles", "metrics.summarize"),

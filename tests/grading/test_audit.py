@@ -188,17 +188,13 @@ def test_magics_become_plain_python():
     # the neighbour views exist only when the notebook's earlier items were graded first
     # (test_neighbour_views_hold_the_genuine_code); alone, these find none and fail
     ("redteam5/sibling_view", "fail"), ("redteam5/neighbour_rule", "fail"),
-    # hostile/redteam6, against the code watch and the copy check (holes, strict xfails until
-    # closed): a str the judge decodes by a coding line Python ignores; a copy in two compiles,
-    # each under the threshold; a copy beside a line too deep for the judge's fingerprint;
-    # the answer from a lab method that is no reference of the exercise
-    *[pytest.param(f"redteam6/{n}", want, marks=pytest.mark.xfail(strict=True, reason=why))
-      for n, want, why in (
-          ("hz_copy", "tampered", "the judge decodes by the coding line, Python ignored it"),
-          ("split_copy", "reference", "each compiled piece is scored alone"),
-          ("deep_copy", "tampered", "similarity.fingerprint scores a too-deep tree as empty"),
-          ("busy_method", "reference", "SimResult.busy_before is no reference of ex01_1"),
-          ("late_code", "tampered", "code built by hand while _item's frame is on top"))]])
+    # hostile/redteam6, against the code watch and the copy check (holes when found): a str
+    # read both ways (UTF-8 and its coding line); the item's compiled code scored together; a
+    # source too deep to walk is unreadable; busy_before a reference of ex01_1; no code object
+    # is ever built in the child (the judge's requests hold none)
+    ("redteam6/hz_copy", "reference"), ("redteam6/split_copy", "reference"),
+    ("redteam6/deep_copy", "tampered"), ("redteam6/busy_method", "reference"),
+    ("redteam6/late_code", "tampered")])
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     test = f"check_{case.target}({adapters.target_name(case.target)})" \
@@ -327,9 +323,9 @@ def test_a_child_cannot_change_the_next_childs_start():
     assert got["kc08_02_test"][0] == "tampered", got
 
 
-@pytest.mark.parametrize("name", ["redteam5/cell_copy", *[
-    pytest.param(f"redteam6/{n}", marks=pytest.mark.xfail(strict=True, reason=why)) for n, why in (
-        ("cell_deep", "similarity.fingerprint scores a too-deep tree as empty"),
+@pytest.mark.parametrize("name", ["redteam5/cell_copy", *[pytest.param(
+    f"redteam6/{n}", marks=pytest.mark.xfail(strict=True, reason=f"open: {why}")) for n, why in (
+        ("cell_deep", "one line of huge syntactic weight inside the copy dilutes the review's Dice"),
         ("cell_split", "the review scores each piece, and the cell, by Dice"))]])
 def test_a_copy_in_the_answer_cell_goes_to_review(name):
     """``redteam5/cell_copy`` (ex03_2): the lab's ``bucket_of`` in the answer cell, locals

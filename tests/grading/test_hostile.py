@@ -113,14 +113,10 @@ def test_controls_score_as_before(graded):
 
 
 HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    "hz_copy": "redteam6: a str compiled with an HZ coding line: the judge reads it by the line, Python does not",
-    "split_copy": "redteam6: a copy compiled in two pieces, each under the containment threshold",
-    "deep_copy": "redteam6: a copy beside a deeply nested line: the judge's fingerprint gives up",
-    "cell_deep": "redteam6: the same in the answer cell: the review's fingerprint gives up",
-    "cell_split": "redteam6: the copy cut in two in the answer cell: each piece under the review's Dice",
-    "busy_method": "redteam6: ex01_1 from SimResult.busy_before, a lab method that is no reference",
-    "late_code": "redteam6: the reference's bytecode made a code object by C callables when the "
-                 "cell's exception dies in the child's item loop, whose frame the code watch trusts"}
+    # redteam6: a copy in the answer cell that the review's Dice score misses (copying there is
+    # a review flag, score kept: these are misses of that review)
+    "cell_split": "the copy cut in two in the answer cell: each piece under the review's Dice",
+    "cell_deep": "one line of huge syntactic weight inside the copy dilutes the review's Dice"}
 COPIES = {"cell_copy"}  # redteam5: the lab's code, renamed, in the answer cell itself: copying
 #                         is a review flag with the score kept (the trainer decides), not a 0
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
@@ -139,7 +135,8 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
     attacked = f"{c.target}_test"
     tests = {g: v for g, v in grades.items() if g.endswith("_test")}
     if name in COPIES:  # a copy in the answer cell: a review flag, its checks' score kept
-        assert flagged and "similar to " in comments.get(c.target, ""), (name, comments)
+        why = comments.get(c.target, "")
+        assert flagged and ("similar to " in why or "copy check" in why), (name, comments)
         assert tests[attacked][2], f"{name}: the attacked item needs a manual grade"
         return
     assert tests[attacked][0] == 0, f"{name} scored {tests[attacked][0]} on {attacked}"
