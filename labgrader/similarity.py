@@ -20,6 +20,7 @@ of at least ``MIN_WEIGHT`` is flagged for review (the score stays what the check
 from __future__ import annotations
 
 import ast
+import functools
 import builtins
 import hashlib
 import json
@@ -119,39 +120,28 @@ def _shape(node: ast.AST) -> tuple[str, int]:
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest(), size
 
 
-def fingerprint(source: str) -> Counter:
-    """The weighted multiset of ``source``'s normalised subtrees (empty when it does not
-    parse): digest -> summed size."""
+def read(source: str) -> Counter | None:
+    """The weighted multiset of ``source``'s normalised subtrees (digest -> summed size), or
+    None when it cannot be read whole: longer than ``MAX_SOURCE``, not Python, or nested too
+    deep to walk (a copy cannot hide behind a line the check gives up on)."""
+    if len(source) > MAX_SOURCE:
+        return None
     try:
-        tree = ast.parse(source[:MAX_SOURCE])
-        tree = _Normalise().visit(tree)
-        nodes = list(ast.walk(tree))
+        nodes = list(ast.walk(_Normalise().visit(ast.parse(source))))
+        out: Counter = Counter()
+        for node in nodes:
+            if not isinstance(node, (ast.Module, ast.expr_context)):
+                digest, size = _shape(node)
+                if size >= MIN_NODES:
+                    out[digest] += size
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return Counter()
-    out: Counter = Counter()
-    for node in nodes:
-        if isinstance(node, (ast.Module, ast.expr_context)):
-            continue
-        try:
-            digest, size = _shape(node)
-        except RecursionError:
-            return Counter()
-        if size >= MIN_NODES:
-            out[digest] += size
+        return None
     return out
 
 
-def walkable(source: str) -> bool:
-    """Whether ``fingerprint`` can read all of ``source`` (it parses and is not nested too
-    deep to walk): a copy cannot hide behind a line the check gives up on."""
-    try:
-        tree = _Normalise().visit(ast.parse(source[:MAX_SOURCE]))
-        for node in ast.walk(tree):
-            if not isinstance(node, (ast.Module, ast.expr_context)):
-                _shape(node)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return len(source) <= MAX_SOURCE
+def fingerprint(source: str) -> Counter:
+    """``read`` of ``source``'s first ``MAX_SOURCE`` characters (empty when unreadable)."""
+    return read(source[:MAX_SOURCE]) or Counter()
 
 
 def weight(fp: Counter) -> int:
@@ -199,23 +189,28 @@ def best_match(answer: str, others: dict[str, str], given: str = "") -> Match | 
     return best
 
 
-def contained(source: str | Counter, reference: str) -> float:
-    """The share of ``reference``'s normalised syntax that ``source`` holds, 0 to 1 (code
-    added around a copy, or inside it, does not lower it); 0 for a reference too small to
-    judge."""
-    ref = fingerprint(reference)
+@functools.lru_cache(maxsize=256)
+def _reference(source: str) -> Counter:
+    """A reference's fingerprint, read once per process (never changed by its callers)."""
+    return fingerprint(source)
+
+
+def contained(mine: Counter, reference: str) -> float:
+    """The share of ``reference``'s normalised syntax that the fingerprint ``mine`` holds, 0
+    to 1 (code added around a copy, or inside it, does not lower it); 0 for a reference too
+    small to judge."""
+    ref = _reference(reference)
     if weight(ref) < MIN_WEIGHT:
         return 0.0
-    mine = source if isinstance(source, Counter) else fingerprint(source)
     return weight(mine & ref) / weight(ref)
 
 
-def copied(source: str | Counter, references: dict[str, str]) -> Match | None:
-    """The reference (label -> source) that ``source`` — code a student's process compiled
-    while graded (``codewatch``), or the ``fingerprint``s of all it compiled — holds a copy of: ≥ ``THRESHOLD`` of the reference's
-    normalised syntax found in it (``contained``: padding does not hide a copy); None when
-    none is held."""
-    found = [Match(round(contained(source, ref), 2), label) for label, ref in references.items()]
+def copied(mine: Counter, references: dict[str, str]) -> Match | None:
+    """The reference (label -> source) that ``mine`` — the fingerprint of code a student's
+    process compiled while graded (``codewatch``), or of all it compiled — holds a copy of:
+    ≥ ``THRESHOLD`` of the reference's normalised syntax (``contained``: padding does not
+    hide a copy); None when none is held."""
+    found = [Match(round(contained(mine, ref), 2), label) for label, ref in references.items()]
     best = max(found, key=lambda m: m.score, default=None)
     return best if best is not None and best.score >= THRESHOLD else None
 
@@ -274,7 +269,7 @@ def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
         others = dict(references.get(ex, {}))
         others.update({f"student {who}'s answer": cells[ex] for who, cells in classmates.items()
                        if ex in cells})
-        if not walkable(source):
+        if read(source) is None:
             out[ex] = "too long or too deeply nested for the copy check to read"
             continue
         match = best_match(source, others, given.get(ex, ""))

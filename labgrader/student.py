@@ -290,6 +290,10 @@ def watch_tracing(fd: int, guard, tripwire) -> None:
 
 
 def main() -> int:
+    import ctypes
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no child of a template (the
+    #                                          same user) opens this process's memory, which the
+    #                                          next template is forked from
     ctl = socket.socket(fileno=int(sys.argv[1]))
     for name in SCRUB_ENV:
         os.environ.pop(name, None)

@@ -126,8 +126,8 @@ class Remote:
     objects by name (``names``: id of the judge's stand-in -> name), everything else goes as
     it is (``cloudpickle``: the check's own values, the lab's functions by module and name,
     a check's lambda with its code by where it is in the lab, ``lab_code``: the student
-    process builds no code object); the answer is only ever a record, decoded with ``wire`` (``outcome``). On a
-    hidden case (``hidden``) the record is ``scrub``bed first: no text the student's code
+    process builds no code object); the answer is only ever a record, decoded with ``wire``
+    (``outcome``). On a hidden case (``hidden``) the record is ``scrub``bed first: no text the student's code
     made reaches a verdict."""
 
     remote = True

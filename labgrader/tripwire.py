@@ -2,9 +2,9 @@
 implementations of the exercise under check (``references.references``) must not run while
 the student's code runs. The student process's view holds them as stubs that report when
 called, and code compiled at run time goes to the judge (``codewatch``), so its child arms
-the tripwire only for the references its view keeps genuine (``view.LIVE``). ``Tripwire`` watches there (through the checks' context's
-``watch``): around each call of the student's code (``guard.student``) it looks up every Python call among the reference code
-objects, so a reference reached by a path no static audit sees (a lab function that calls
+the tripwire only for the references its view keeps genuine (``view.LIVE``). ``Tripwire``
+watches there (through the checks' context's ``watch``): around each call of the student's
+code (``guard.student``) it looks up every Python call among the reference code objects, so a reference reached by a path no static audit sees (a lab function that calls
 it, a computed import, a thread the call starts) still marks the item. The trusted pass
 also arms it while the answer cell runs, so threads the cell starts are traced as well.
 """

@@ -361,22 +361,22 @@ class CopyCheck:
         import io
         import tokenize
 
-        from .similarity import copied, fingerprint, walkable
-        texts = []
+        from .similarity import copied, read
+        readings = []
         for encoding in ("utf-8", None):
             try:
                 if encoding is None:
                     encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-                text = source.decode(encoding)
+                fp = read(source.decode(encoding))
             except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
                 continue
-            if walkable(text) and text not in texts:
-                texts.append(text)
-        if not texts:
+            if fp is not None and fp not in readings:
+                readings.append(fp)
+        if not readings:
             raise Stop("tampered", "compiled code the judge cannot read while graded")
-        for text in texts:
-            self.seen += fingerprint(text)
-        for what in [*texts, self.seen]:
+        for fp in readings:
+            self.seen += fp
+        for what in [*readings, self.seen]:
             match = copied(what, _references(self.ex))
             if match is not None:
                 raise Stop("reference", f"ran a copy of the lab's {match.what}, made while "

@@ -2,8 +2,9 @@
 which the lab's own implementations of the exercise being graded (``references``) are
 stubs, built from the package's files before any student code of the item runs.
 
-``build(ex, root)`` writes the copy under ``root`` (a fresh folder): every module
-file as it is (with its compiled ``__pycache__``, so importing it costs no compiling), except the modules holding a reference, rewritten with
+``build(ex, root)`` writes the copy under ``root`` (a fresh folder): every module file as
+it is (with its compiled ``__pycache__``, so importing it costs no compiling), except the
+modules holding a reference, rewritten with
 ``ast``: each function of a reference (a function, every method of a class, every function
 and method of a whole module) keeps its name, signature and decorators, and its body only
 raises ``guard.unavailable(<reference>)`` ("not available while this exercise is graded"),

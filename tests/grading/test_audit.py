@@ -39,7 +39,7 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "hz_copy", "split_copy", "deep_copy", "cell_deep", "cell_split", "busy_method",
                "late_code",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
-               # the grading kernel's client reads is what is tested (execute.MessageCheck)
+               # the grading kernel's client reads is what is tested (kernel_messages.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",
                "result_number", "flood"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags

@@ -1,5 +1,5 @@
-"""What the grading executor accepts from a submission's kernel (``execute.MessageCheck``,
-``execute.check_channels``): code in the kernel can write on the kernel's own sockets, so a
+"""What the grading executor accepts from a submission's kernel (``kernel_messages.MessageCheck``,
+``kernel_messages.check_channels``): code in the kernel can write on the kernel's own sockets, so a
 message that is not a Jupyter message, has malformed content, or repeats a reply or an
 ``idle`` the protocol sends once is a ``KernelMessageError`` (the executor then stops that
 kernel; ``tests/grading/hostile/kernel/`` grades such submissions end to end)."""
@@ -10,7 +10,7 @@ from queue import Empty
 import pytest
 from jupyter_client.manager import start_new_async_kernel
 
-from labgrader.execute import KernelMessageError, MessageCheck, check_channels
+from labgrader.kernel_messages import KernelMessageError, MessageCheck, check_channels
 
 
 def _msg(kind: str, content, request: str | None = "req-1", **parts) -> dict:
