@@ -2,8 +2,10 @@
 gradebook.
 
 Each graded submission of the challenge item keeps its verdict's numbers as the answer's
-comment (``pipeline.JudgedSaveAutoGrades``: ``goodput G/s vs fifo F, window W, …``: the
-policy's mean goodput on the hidden traces and each baseline's on the same traces).
+comment (``pipeline.JudgedSaveAutoGrades``: ``goodput G/s vs fifo F ✓, window W, …``: the
+policy's mean goodput on the hidden traces and each baseline's on the same traces, a ✓ after
+each one the judge counted beaten: the printed numbers are rounded, so the marks, not a
+comparison of them, say which).
 ``standings`` reads them back (one ``Standing`` per student; a submission without numbers,
 a rule-breaker or one not graded yet, ranks last with its score; a flagged one — the grader
 found tampering, the lab's own code, a copy: ``review.flags`` — is not ranked: it is listed
@@ -21,8 +23,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from labsupport.exercises.ex09 import BEATEN
+
 ASSIGNMENT, NOTEBOOK, ITEM = "09_challenge", "09_challenge", "ex09_1"
-_GOODPUT = re.compile(r"goodput ([0-9.]+)/s vs ((?:\w+ [0-9.]+(?:, )?)+)\.")
+_GOODPUT = re.compile(r"goodput ([0-9.]+)/s vs ((?:\w+ [0-9.]+(?:%s)?(?:, )?)+)\." % BEATEN)
 _ANIMALS = ("otter", "heron", "lynx", "ibex", "wren", "orca", "panda", "koala", "gecko",
             "bison", "crane", "moose", "finch", "tapir", "lemur", "viper")
 
@@ -37,21 +41,25 @@ class Standing:
     max_points: float
     goodput: float | None
     baselines: dict[str, float] = field(default_factory=dict)
+    beaten: list[str] = field(default_factory=list)
     review: str = ""
 
-    @property
-    def beaten(self) -> list[str]:
-        return [n for n, g in self.baselines.items()
-                if self.goodput is not None and self.goodput > 1.001 * g]
 
-
-def parse(comment: str | None) -> tuple[float | None, dict[str, float]]:
-    """(goodput, {baseline: goodput}) from a verdict's numbers, or (None, {})."""
+def parse(comment: str | None) -> tuple[float | None, dict[str, float], list[str]]:
+    """(goodput, {baseline: goodput}, [baselines beaten]) from a verdict's numbers, or
+    (None, {}, []). The beaten ones are those the judge marked (``ex09.BEATEN``): the
+    printed numbers are rounded, so they are never compared again here."""
     m = _GOODPUT.search(comment or "")
     if not m:
-        return None, {}
-    pairs = (p.rsplit(" ", 1) for p in m.group(2).split(", ") if p)
-    return float(m.group(1)), {name: float(v) for name, v in pairs}
+        return None, {}, []
+    base, beaten = {}, []
+    for part in filter(None, m.group(2).split(", ")):
+        if part.endswith(BEATEN):
+            part = part[:-len(BEATEN)]
+            beaten.append(part.rsplit(" ", 1)[0])
+        name, value = part.rsplit(" ", 1)
+        base[name] = float(value)
+    return float(m.group(1)), base, beaten
 
 
 def alias(student: str, assignment: str = ASSIGNMENT) -> str:
@@ -75,11 +83,11 @@ def standings(db_url: str, assignment: str = ASSIGNMENT, notebook: str = NOTEBOO
                 comment = gb.find_comment(item, notebook, assignment, sub.student_id)
             except MissingEntry:
                 continue
-            goodput, base = parse(comment.auto_comment)
+            goodput, base, beaten = parse(comment.auto_comment)
             why = "; ".join(grouped([f for f in flags(gb, assignment, sub.student_id)
                                      if f[0] == notebook]))
             out.append(Standing(sub.student_id, float(grade.score or 0.0),
-                                float(grade.max_score), goodput, base, why))
+                                float(grade.max_score), goodput, base, beaten, why))
     return sorted(out, key=lambda s: (bool(s.review), s.goodput is None, -(s.goodput or 0.0),
                                       -s.points, s.student))
 

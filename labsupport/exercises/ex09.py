@@ -46,6 +46,7 @@ from .plain import class_name, describe, plain, plain_number
 EX = "ex09_1"
 MARGIN = 1.001  # beating a baseline: a mean goodput above 1.001 × its own
 REPLAY = 300    # requests of the first trace played twice (the same decisions, or 0)
+BEATEN = " ✓"   # after a baseline's goodput in the report: beaten (``points``)
 QUICK = 50      # requests of the public trace the visible check plays under grading
 CLOCKS = ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns",
           "process_time", "process_time_ns", "thread_time", "thread_time_ns")
@@ -225,14 +226,16 @@ def points(result: dict) -> list[str]:
 
 
 def report(ex: str, result: dict) -> str:
-    """The verdict's numbers (short: a verdict keeps 200 characters): goodput against each
-    baseline, then where goodput was lost (SLO misses, their queue wait and run time, batch
+    """The verdict's numbers (short, one line): goodput against each baseline (`` ✓``
+    after each one beaten), then where goodput was lost (SLO misses, their queue wait and run time, batch
     size, padding)."""
     runs = result["runs"]
     missed, total = sum(r["missed"] for r in runs), sum(r["requests"] for r in runs)
     mean = lambda key: float(np.mean([r[key] for r in runs]))  # noqa: E731
-    vs = ", ".join(f"{k} {v:.1f}" for k, v in result["baselines"].items())
-    return (f"goodput {result['goodput_rps']:.1f}/s vs {vs}. SLO misses {missed}/{total}: "
+    won = points(result)  # marked, so no reader recomputes them from rounded numbers
+    vs = ", ".join(f"{k} {v:.2f}{BEATEN if k in won else ''}"
+                   for k, v in result["baselines"].items())
+    return (f"goodput {result['goodput_rps']:.2f}/s vs {vs}. SLO misses {missed}/{total}: "
             f"wait {mean('missed_wait_ms'):.0f} ms, run {mean('missed_run_ms'):.0f} ms; "
             f"batch {mean('mean_batch'):.1f}, pad {100 * mean('padding_share'):.0f}%")
 

@@ -16,12 +16,14 @@ from labgrader import leaderboard
 pytestmark = pytest.mark.slow
 
 ROWS = [leaderboard.Standing("amy", 5, 5, 178.0, {"fifo": 4.5, "window": 3.3, "default": 3.3,
-                                                  "bucketed": 63.3, "adaptive": 41.5}),
+                                                  "bucketed": 63.3, "adaptive": 41.5},
+                             ["fifo", "window", "default", "bucketed", "adaptive"]),
         leaderboard.Standing("<b>bob</b>", 3, 5, 50.2, {"fifo": 4.5, "window": 3.3,
                                                         "default": 3.3, "bucketed": 63.3,
-                                                        "adaptive": 41.5}),
+                                                        "adaptive": 41.5},
+                             ["fifo", "window", "default"]),
         leaderboard.Standing("cy", 0, 5, None, {}),
-        leaderboard.Standing("dee", 5, 5, 990.0, {"fifo": 4.5}, review=(
+        leaderboard.Standing("dee", 5, 5, 990.0, {"fifo": 4.5}, ["fifo"], review=(
             "ex09_1: flagged for manual review: reuses the lab's reference implementation: "
             "labsupport.batching.bucketed.BucketedPolicy (a long reason wraps in its cell)"))]
 BARS = """() => [...document.querySelectorAll('svg rect.student')].map(r => {

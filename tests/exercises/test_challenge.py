@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from challenge_marks import assert_marks_agree
 from labgrader import leaderboard
 from labsupport.exercises import challenge, ex09
 from labsupport.exercises.guard import GRADER_SEED_ENV, case_rng
@@ -85,13 +86,12 @@ def test_held_out_policies_ranked(seed, monkeypatch):
         with pytest.raises(PartialScore) as err:
             ex09.check_ex09_1(policy(name), hidden=True)
         message = f"PartialScore: {err.value.args[0]}"
-        goodput, base = leaderboard.parse(message)
-        beaten = {n for n, g in base.items() if goodput > ex09.MARGIN * g}
+        goodput, base, beaten = leaderboard.parse(message)
+        assert_marks_agree(goodput, base, beaten, message)
         if tie is not None:
             assert goodput == base[tie], (name, message)
-            want = {n for n, g in base.items() if base[tie] > ex09.MARGIN * g} if want is None \
-                else want
-        assert beaten == want, (name, message)
+            want = set(beaten) if want is None else want  # the default's own standing
+        assert set(beaten) == want, (name, message)
         assert share(message) == len(want) / len(challenge.BASELINES)
         got[name] = goodput
     assert got["better"] > got["equal_bucketed"] > got["worse"]
@@ -102,11 +102,12 @@ def test_held_out_policies_ranked(seed, monkeypatch):
 
 
 def test_leaderboard_page(tmp_path):
-    rows = [leaderboard.Standing("amy", 5, 5, 170.0, {"fifo": 4.0, "bucketed": 110.0}),
-            leaderboard.Standing("<bob>", 1, 5, 20.0, {"fifo": 4.0, "bucketed": 110.0}),
+    rows = [leaderboard.Standing("amy", 5, 5, 170.0, {"fifo": 4.0, "bucketed": 110.0},
+                                 ["fifo", "bucketed"]),
+            leaderboard.Standing("<bob>", 1, 5, 20.0, {"fifo": 4.0, "bucketed": 110.0}, ["fifo"]),
             leaderboard.Standing("cy", 0, 5, None, {}),
             leaderboard.Standing("dee", 5, 5, 999.0, {"fifo": 4.0, "bucketed": 110.0},
-                                 review="ex09_1: reuses the lab's reference implementation")]
+                                 ["fifo", "bucketed"], review="ex09_1: reuses the lab's reference implementation")]
     rows = sorted(rows, key=lambda s: (bool(s.review), s.goodput is None, -(s.goodput or 0)))
     assert [k for k, _ in leaderboard.ranked(rows)] == ["1", "2", "3", "review"]
     page = leaderboard.write_html(rows, tmp_path / "b.html").read_text()
@@ -116,7 +117,7 @@ def test_leaderboard_page(tmp_path):
     assert "<script" not in page and "http" not in page.replace('http://www.w3.org/2000/svg', "")
     text = (leaderboard.write_csv(rows, tmp_path / "b.csv", aliases=True)).read_text()
     assert leaderboard.alias("amy") in text and "amy" not in text.split("\n", 1)[1]
-    assert rows[0].beaten == ["fifo", "bucketed"] and rows[1].beaten == ["fifo"]
+    assert [ln.split(",")[-2] for ln in text.splitlines()[1:3]] == ["fifo bucketed", "fifo"]
     assert text.splitlines()[-1].startswith("review,") and text.splitlines()[-1].endswith(
         "reuses the lab's reference implementation")  # the flagged row: unranked, with why
     lines = leaderboard.lines(rows)
