@@ -9,8 +9,11 @@ type, and a compound statement is hashed without its body, whose statements coun
 own — so renaming locals, dropping checks or reordering statements changes nothing. Each
 subtree of at least ``MIN_NODES`` nodes weighs its size. What the release gives everyone
 (the answer cell's stub) is taken out of both sides. Two pieces score the Dice coefficient
-of their weighted multisets, 2·|A∩B| / (|A|+|B|), 0 to 1 (MOSS compares fingerprints of
-token k-grams; subtrees make order not matter).
+of their weighted multisets, 2·|A∩B| / (|A|+|B|), 0 to 1, and an answer is also scored by the
+share of the other piece it holds, |A∩B| / |B| (``contained``: padding, a line of huge
+syntactic weight or a copy cut in two lower the Dice, not this); MOSS compares fingerprints
+of token k-grams and reports both files' shares the same way; subtrees make order not
+matter.
 
 An answer is compared with the lab's references of its exercise (``labgrader.references``:
 each function, class or module, by its source) and the instructors' solution cell, and with
@@ -158,6 +161,7 @@ def score(a: Counter, b: Counter) -> float:
 class Match:
     score: float
     what: str  # what it matched: a reference's dotted path, the solution, a student
+    held: bool = False  # the score is how much of ``what`` the answer holds (``contained``)
 
 
 def definitions(source: str) -> list[str]:
@@ -172,21 +176,23 @@ def definitions(source: str) -> list[str]:
 
 
 def best_match(answer: str, others: dict[str, str], given: str = "") -> Match | None:
-    """The piece of ``others`` (label -> source) ``answer`` — as a whole, or one of its
-    definitions — is most like, once what the release ``given`` everyone is taken out; None
-    when the answer is too small to judge."""
+    """The piece of ``others`` (label -> source) ``answer`` is most like, once what the
+    release ``given`` everyone is taken out: by Dice, the answer as a whole or one of its
+    definitions against each piece; and by how much of each piece (of at least
+    ``MIN_WEIGHT``) the whole answer holds, so that code added around a copy, inside it or
+    between its parts (a copy cut in two) does not hide it. None when nothing is big enough
+    to judge."""
     stub = fingerprint(given)
     theirs = {label: fingerprint(source) - stub for label, source in others.items()}
-    best = None
-    for unit in definitions(answer):
+    found = []
+    for k, unit in enumerate(definitions(answer)):
         mine = fingerprint(unit) - stub
-        if weight(mine) < MIN_WEIGHT:
-            continue
-        for label, fp in theirs.items():
-            s = score(mine, fp)
-            if best is None or s > best.score:
-                best = Match(round(s, 2), label)
-    return best
+        if weight(mine) >= MIN_WEIGHT:
+            found += [Match(round(score(mine, fp), 2), label) for label, fp in theirs.items()]
+        if k == 0:  # the whole answer
+            found += [Match(round(weight(mine & fp) / weight(fp), 2), label, held=True)
+                      for label, fp in theirs.items() if weight(fp) >= MIN_WEIGHT]
+    return max(found, key=lambda m: (m.score, not m.held), default=None)
 
 
 @functools.lru_cache(maxsize=256)
@@ -274,7 +280,10 @@ def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
             continue
         match = best_match(source, others, given.get(ex, ""))
         if match is not None and match.score >= THRESHOLD:
-            out[ex] = (f"similar to {match.what} (score {match.score:.2f}: the same code up to "
+            out[ex] = (f"holds {match.score:.0%} of {match.what} (the same code up to names, "
+                       "order and checks, with code of its own around or inside it)"
+                       if match.held else
+                       f"similar to {match.what} (score {match.score:.2f}: the same code up to "
                        "names, order and checks)")
     return out
 

@@ -323,16 +323,15 @@ def test_a_child_cannot_change_the_next_childs_start():
     assert got["kc08_02_test"][0] == "tampered", got
 
 
-@pytest.mark.parametrize("name", ["redteam5/cell_copy", *[pytest.param(
-    f"redteam6/{n}", marks=pytest.mark.xfail(strict=True, reason=f"open: {why}")) for n, why in (
-        ("cell_deep", "one line of huge syntactic weight inside the copy dilutes the review's Dice"),
-        ("cell_split", "the review scores each piece, and the cell, by Dice"))]])
+@pytest.mark.parametrize("name", ["redteam5/cell_copy", "redteam6/cell_deep",
+                                  "redteam6/cell_split"])
 def test_a_copy_in_the_answer_cell_goes_to_review(name):
-    """``redteam5/cell_copy`` (ex03_2): the lab's ``bucket_of`` in the answer cell, locals
-    renamed and its ``if`` turned round, beside a helper of the cell's own. The code watch
-    skips the answer cell and the tripwire's digest misses renamed code, so only the
-    similarity review can see it: its definition alone scores 0.81 against the lab's (the
-    review scores each definition, not only the whole cell)."""
+    """A copy of the lab's ``bucket_of`` (ex03_2) in the answer cell, which the code watch
+    skips and the tripwire's digest misses once renamed, so only the similarity review can
+    see it: ``redteam5/cell_copy`` (locals renamed, its ``if`` turned round, beside a helper
+    of the cell's own: its definition alone scores 0.81 by Dice), ``redteam6/cell_deep``
+    (one line of huge syntactic weight inside it: Dice 0.0) and ``redteam6/cell_split`` (cut
+    in two: each piece under the Dice); the cell holds all of the lab's function."""
     from labgrader import similarity
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     refs = {case.target: {f"the lab's {r}": src

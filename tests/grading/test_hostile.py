@@ -90,8 +90,8 @@ def graded(tmp_path_factory):
     return {c.name: c for c in cases}, rows, export, sources, leaked
 
 
-COPY = ("similar to the instructors' solution", "similar to the lab's")
-SHARE_NUMBERS = re.compile(r"(PartialScore: )?ex\d+_\d+: \d+/\d+ points\..*?(?=; similar to|$)")
+COPY = ("similar to the instructors' solution", "similar to the lab's", "holds ")
+SHARE_NUMBERS = re.compile(r"(PartialScore: )?ex\d+_\d+: \d+/\d+ points\..*?(?=; similar to|; holds |$)")
 # a partial verdict's numbers, kept as the answer's comment (the challenge): not a review note
 
 
@@ -112,13 +112,10 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    # redteam6: a copy in the answer cell that the review's Dice score misses (copying there is
-    # a review flag, score kept: these are misses of that review)
-    "cell_split": "the copy cut in two in the answer cell: each piece under the review's Dice",
-    "cell_deep": "one line of huge syntactic weight inside the copy dilutes the review's Dice"}
-COPIES = {"cell_copy"}  # redteam5: the lab's code, renamed, in the answer cell itself: copying
-#                         is a review flag with the score kept (the trainer decides), not a 0
+HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+COPIES = {"cell_copy", "cell_split", "cell_deep"}  # redteam5/6: the lab's code, renamed, cut
+#  in two or padded inside, in the answer cell itself: copying is a review flag with the
+#  score kept (the trainer decides), not a 0
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
 
 
@@ -136,7 +133,8 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
     tests = {g: v for g, v in grades.items() if g.endswith("_test")}
     if name in COPIES:  # a copy in the answer cell: a review flag, its checks' score kept
         why = comments.get(c.target, "")
-        assert flagged and ("similar to " in why or "copy check" in why), (name, comments)
+        assert flagged and any(w in why for w in ("similar to ", "holds ", "copy check")), \
+            (name, comments)
         assert tests[attacked][2], f"{name}: the attacked item needs a manual grade"
         return
     assert tests[attacked][0] == 0, f"{name} scored {tests[attacked][0]} on {attacked}"
