@@ -11,8 +11,9 @@ import sys
 from labsupport.exercises.guard import GradingContext
 
 PROTECTED = ("labsupport", "labgrader", "builtins", "numpy", "math", "statistics")  # asyncio changes itself
-CACHES = frozenset({"labgrader.wire._STAND_INS", "labgrader.wire._OPAQUE"})  # grow as records
-#                                                 are decoded: only the dict itself may not change
+DEEP = ("labsupport", "labgrader", "builtins")  # their attributes' insides too (``_shape``)
+CACHES = {"labgrader.wire": frozenset({"_STAND_INS", "_OPAQUE"})}  # grow as records are
+#                                 decoded: only the dict itself may not change
 
 
 def _context(v: GradingContext) -> tuple:
@@ -48,20 +49,48 @@ def _filled(cell) -> bool:
         return False
 
 
-def fingerprint() -> dict[str, tuple]:
-    """Ids of everything the checks rely on: protected modules' attributes, sys.modules."""
+def fingerprint(reuse: dict | None = None, again: tuple[str, ...] = ()) -> dict[str, tuple]:
+    """Module name -> (its id, its dict's id, its attribute names, each attribute's shape:
+    ``_shape`` in ``DEEP`` modules, its id elsewhere), for every protected module. One tuple
+    per module, built at C speed where it can be: this runs around every item's answer
+    cell, in a fork whose every touched page is a copy. ``reuse``: a fingerprint taken
+    earlier in this process's memory (the template's, before the fork), whose entries stand
+    for every module but those named in ``again`` (changed since, by the grader itself)."""
     fp: dict[str, tuple] = {}
-    for name, mod in list(sys.modules.items()):
-        if mod is None or not name.split(".")[0] in PROTECTED:
+    modules = [(n, m) for n, m in list(sys.modules.items())
+               if m is not None and n.split(".")[0] in PROTECTED]
+    fresh = set(again) | {n for n, _ in modules if reuse is None or n not in reuse}
+    for name in list(fresh):  # an import since sets an attribute of each package above it
+        while "." in name:
+            name = name.rsplit(".", 1)[0]
+            fresh.add(name)
+    for name, mod in modules:
+        if name not in fresh:
+            fp[name] = reuse[name]
             continue
-        fp[f"sys.modules[{name!r}]"] = (id(mod), id(getattr(mod, "__dict__", None)))
-        deep = name.startswith(("labsupport", "labgrader", "builtins"))
-        for k, v in list(vars(mod).items()):
-            key = f"{name}.{k}"
-            fp[key] = _shape(v) if deep and key not in CACHES else (id(v),)
+        d = getattr(mod, "__dict__", None)
+        items = tuple(d.items()) if isinstance(d, dict) else ()
+        keys = tuple(k for k, _ in items)
+        if name.startswith(DEEP):
+            cached = CACHES.get(name, ())
+            shapes = tuple((id(v),) if k in cached else _shape(v) for k, v in items)
+        else:
+            shapes = tuple(id(v) for _, v in items)
+        fp[name] = (id(mod), id(d), keys, shapes)
     return fp
 
 
 def changed(before: dict, after: dict) -> list[str]:
-    """Keys whose value changed or vanished (new keys — lazy imports — are fine)."""
-    return sorted(k for k, v in before.items() if after.get(k) != v)
+    """What changed or vanished: ``sys.modules['name']`` (the module or its dict replaced,
+    or gone) or ``name.attribute``; new attributes and modules (lazy imports) are fine."""
+    out = []
+    for name, was in before.items():
+        now = after.get(name)
+        if now == was:
+            continue
+        if now is None or now[:2] != was[:2]:
+            out.append(f"sys.modules[{name!r}]")
+            continue
+        current = dict(zip(now[2], now[3]))
+        out += [f"{name}.{k}" for k, v in zip(was[2], was[3]) if current.get(k, current) != v]
+    return sorted(out)

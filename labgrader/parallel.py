@@ -257,8 +257,10 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
     fails: dict[str, int] = {}
     running: dict[tuple[str, str], None] = {}
     interrupted = False
-    with tempfile.TemporaryDirectory(prefix="labsupport-grade-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="labsupport-grade-") as tmp:  # 0700: the grader's
         roots = {p: _private_course(course, *p, Path(tmp)) for p in pairs}
+        (Path(tmp) / "fingerprints").mkdir()
+        overrides[similarity.CACHE] = str(Path(tmp) / "fingerprints")  # read once per run
         bar = tqdm(total=len(pairs), unit="notebook", desc="", disable=not progress,
                    file=sys.stderr, bar_format="autograde {n_fmt}/{total_fmt} {bar:20} "
                    "[{elapsed}, ETA {remaining}] {desc}")

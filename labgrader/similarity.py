@@ -23,10 +23,12 @@ of at least ``MIN_WEIGHT`` is flagged for review (the score stays what the check
 from __future__ import annotations
 
 import ast
-import functools
 import builtins
+import contextlib
+import functools
 import hashlib
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,15 +177,39 @@ def definitions(source: str) -> list[str]:
                        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
 
 
-def best_match(answer: str, others: dict[str, str], given: str = "") -> Match | None:
+def known(source: str, shelf: Path | None = None) -> Counter:
+    """``fingerprint(source)``, read once per process, and once per grading run where
+    ``shelf`` (a folder only the grader writes: ``CACHE``) keeps what other jobs read: a
+    classmate's answer is compared in every other submission's job. Never change it."""
+    if shelf is None:
+        return _known(source)
+    path = Path(shelf) / f"{hashlib.blake2b(source.encode(errors='surrogatepass'), digest_size=16).hexdigest()}.json"
+    try:
+        return Counter(json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        fp = _known(source)
+        part = path.with_name(f".{path.name}.{os.getpid()}")
+        with contextlib.suppress(OSError):
+            part.write_text(json.dumps(fp))
+            os.replace(part, path)
+        return fp
+
+
+@functools.lru_cache(maxsize=4096)
+def _known(source: str) -> Counter:
+    return fingerprint(source)
+
+
+def best_match(answer: str, others: dict[str, str], given: str = "",
+               shelf: Path | None = None) -> Match | None:
     """The piece of ``others`` (label -> source) ``answer`` is most like, once what the
     release ``given`` everyone is taken out: by Dice, the answer as a whole or one of its
     definitions against each piece; and by how much of each piece (of at least
     ``MIN_WEIGHT``) the whole answer holds, so that code added around a copy, inside it or
     between its parts (a copy cut in two) does not hide it. None when nothing is big enough
     to judge."""
-    stub = fingerprint(given)
-    theirs = {label: fingerprint(source) - stub for label, source in others.items()}
+    stub = known(given)
+    theirs = {label: known(source, shelf) - stub for label, source in others.items()}
     found = []
     for k, unit in enumerate(definitions(answer)):
         mine = fingerprint(unit) - stub
@@ -223,6 +249,13 @@ def copied(mine: Counter, references: dict[str, str]) -> Match | None:
 
 # ---- what an answer is compared with ------------------------------------------------------
 
+def _segment(lines: list[str], node: ast.AST) -> str:
+    """``node``'s source: its whole lines, dedented (``ast.get_source_segment`` splits the
+    file again at every call)."""
+    import textwrap
+    return textwrap.dedent("".join(lines[node.lineno - 1:node.end_lineno]))
+
+
 def _units(path: Path, names: list[str]) -> dict[str, str]:
     """Sources in ``path``: the definition named by ``names`` (a function, a class, a
     method), or each top-level definition when ``names`` is empty."""
@@ -231,10 +264,10 @@ def _units(path: Path, names: list[str]) -> dict[str, str]:
         tree = ast.parse(text)
     except (OSError, SyntaxError):
         return {}
+    lines = text.splitlines(keepends=True)
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     if not names:
-        return {n.name: ast.get_source_segment(text, n) or "" for n in tree.body
-                if isinstance(n, defs)}
+        return {n.name: _segment(lines, n) for n in tree.body if isinstance(n, defs)}
     scope = tree.body
     node = None
     for name in names:
@@ -242,11 +275,13 @@ def _units(path: Path, names: list[str]) -> dict[str, str]:
         if node is None:
             return {}
         scope = node.body
-    return {".".join(names): ast.get_source_segment(text, node) or ""}
+    return {".".join(names): _segment(lines, node)}
 
 
+@functools.lru_cache(maxsize=None)
 def reference_sources(exercise: str) -> dict[str, str]:
-    """The lab's references of ``exercise`` by their source: dotted path -> code."""
+    """The lab's references of ``exercise`` by their source: dotted path -> code (read once
+    per process: the package is sealed while grading; callers never change the dict)."""
     from labsupport.exercises.registry import EXERCISES
     from . import references
     root = references.ROOT.parent
@@ -265,7 +300,8 @@ def reference_sources(exercise: str) -> dict[str, str]:
 
 
 def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
-                 classmates: dict[str, dict[str, str]], given: dict[str, str]) -> dict[str, str]:
+                 classmates: dict[str, dict[str, str]], given: dict[str, str],
+                 shelf: Path | None = None) -> dict[str, str]:
     """exercise id -> why a trainer should look, for each answer (id -> source) that scores
     ≥ ``THRESHOLD`` against its ``references`` (id -> label -> source: the lab's code, the
     solution) or a classmate's answer (student -> id -> source); ``given`` is the release's
@@ -278,7 +314,7 @@ def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
         if read(source) is None:
             out[ex] = "too long or too deeply nested for the copy check to read"
             continue
-        match = best_match(source, others, given.get(ex, ""))
+        match = best_match(source, others, given.get(ex, ""), shelf)
         if match is not None and match.score >= THRESHOLD:
             out[ex] = (f"holds {match.score:.0%} of {match.what} (the same code up to names, "
                        "order and checks, with code of its own around or inside it)"
@@ -317,6 +353,7 @@ def _code_cells(path: Path, ids) -> dict[str, str]:
 
 
 CLASS = "Classmates.folder"  # config: the class's submitted/ when grading runs elsewhere
+CACHE = "Classmates.cache"  # config: a folder of the grader's where jobs share fingerprints
 
 
 def class_reviews(config, info: dict, answers: dict[str, str]) -> dict[str, str]:
@@ -343,5 +380,6 @@ def class_reviews(config, info: dict, answers: dict[str, str]) -> dict[str, str]
     for other in sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []:
         if other != student:
             classmates[other] = _code_cells(base / other / assignment / name, ids)
-    found = copy_reviews(answers, refs, classmates, given)
+    shelf = config.get(section, {}).get(CACHE.split(".")[1]) or None
+    found = copy_reviews(answers, refs, classmates, given, Path(shelf) if shelf else None)
     return {f"{ex}_test": why for ex, why in found.items()}

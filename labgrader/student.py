@@ -140,6 +140,8 @@ def _template(ctl: socket.socket, setup: dict) -> None:
     from labsupport.exercises import guard, plain  # noqa: F401 - imported once, for every child
     from . import codewatch, fingerprint, syscalls, tape, trusted, tripwire, wire  # noqa: F401
     in_use = guard.__file__.startswith((view, genuine if private else view))
+    from .fingerprint import fingerprint
+    base = fingerprint()  # each child's "before", but for what its set-up changes
     roots = tuple(dict.fromkeys(os.path.join(p, "") for p in (
         view, *([genuine] if private else []), sys.prefix, sys.base_prefix)))
     _seal(private, view)
@@ -152,7 +154,7 @@ def _template(ctl: socket.socket, setup: dict) -> None:
             try:
                 ctl.close()
                 if in_use:
-                    _item(fds[0], roots, private)
+                    _item(fds[0], roots, private, base)
                 else:
                     send(fds[0], {"kind": "error",
                                   "what": f"the package view is not in use ({guard.__file__})"})
@@ -165,8 +167,9 @@ def _template(ctl: socket.socket, setup: dict) -> None:
         ctl.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode())
 
 
-def _item(chan: int, roots: tuple[str, ...], private: bool) -> None:
-    """One item, in a child of the view's template (see the module's docstring)."""
+def _item(chan: int, roots: tuple[str, ...], private: bool, base: dict) -> None:
+    """One item, in a child of the view's template (see the module's docstring); ``base``:
+    the template's fingerprint."""
     job = pickle.loads(read_frame(chan))  # from the judge
     from labsupport.exercises import guard
     from labsupport.exercises.plain import describe_error
@@ -196,7 +199,7 @@ def _item(chan: int, roots: tuple[str, ...], private: bool) -> None:
     watch_tracing(chan, guard, tripwire)
     codewatch.install(chan, roots, _python(job["answer"]), guard.Tampered)
     wire_.cover_raw_threads()
-    before = fingerprint()
+    before = fingerprint(reuse=base, again=(guard.__name__,))  # set_grading: its context
     ns: dict = {"__name__": "__main__"}
     status, message = "pass", ""
     try:
