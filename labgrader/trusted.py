@@ -393,7 +393,7 @@ class StudentProcess:
         self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.err = tempfile.TemporaryFile()
         self.views = tempfile.mkdtemp(prefix="lab-views-")
-        self._view_now: tuple[str, Path, dict] | None = None  # (view.key, folder, view.snapshot)
+        self._view_now: tuple[str, str, Path, dict] | None = None  # (ex, view.key, folder, snapshot)
         self.proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "labgrader.student", str(theirs.fileno())],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -454,19 +454,29 @@ class StudentProcess:
         return status, message, answer
 
     def _view(self, ex: str) -> Path:
-        """``ex``'s package view: the last item's while it has the same stubs and its files
-        are as built (``view.unchanged``: no child wrote there), else a new one; only one
-        view is on disk at a time (another view holds genuine code this item's stubs hide)."""
+        """``ex``'s package view: the last item's while it has the same stubs, else made from
+        it (``view.rebuild``), while its files are as built (``view.unchanged``: no child
+        wrote there); else a new one (``view.build``). Only one view is on disk at a time
+        (another view holds genuine code this item's stubs hide)."""
         from . import view
         key = view.key(ex)
+        here = None
         if self._view_now is not None:
-            k, here, taken = self._view_now
-            if k == key and view.unchanged(here, taken):
-                return here
-            shutil.rmtree(here, ignore_errors=True)
+            was, k, there, taken = self._view_now
             self._view_now = None
-        here = view.build(ex, Path(self.views))
-        self._view_now = (key, here, view.snapshot(here))
+            if view.unchanged(there, taken):
+                if k == key:
+                    here = there
+                else:
+                    try:
+                        here = view.rebuild(there, was, ex, Path(self.views))
+                    except OSError:
+                        here = None
+            if here is None:
+                shutil.rmtree(there, ignore_errors=True)
+        if here is None:
+            here = view.build(ex, Path(self.views))
+        self._view_now = (ex, key, here, view.snapshot(here))
         return here
 
     def close(self) -> None:

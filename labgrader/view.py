@@ -15,7 +15,9 @@ package from here (``labgrader.student``): the lab's implementation is not in it
 and in the box the genuine package folder shows this copy too. The judge names a view again
 for a later item with the same stubs (``key``) only while ``unchanged``: a child can write
 wherever its uid can, and every write, rename, link or new file changes a file's or a
-folder's change time, which no process of the student's can set back.
+folder's change time, which no process of the student's can set back. An unchanged view
+becomes the next item's with other stubs in place (``rebuild``: the modules that differ
+rewritten, a fresh folder name).
 """
 from __future__ import annotations
 
@@ -146,6 +148,37 @@ def build(ex: str, root: Path) -> Path:
     for f, wanted in todo.items():
         (dest / PACKAGE / f.relative_to(ROOT)).write_text(stubbed_source(f.read_text(), wanted))
     return dest
+
+
+def _pycache(module: Path, folder: Path) -> list[Path]:
+    """The compiled files of ``module`` (a ``.py`` file) in ``folder``'s ``__pycache__``."""
+    cache = folder / "__pycache__"
+    return sorted(cache.glob(f"{module.stem}.*.pyc")) if cache.is_dir() else []
+
+
+def rebuild(folder: Path, was: str, ex: str, root: Path) -> Path:
+    """``build(ex, root)``, made from ``folder`` (``was``'s view, ``unchanged`` since it was
+    built: the caller checks) by rewriting only the modules whose stubs differ — the
+    genuine file and its compiled code back where ``was`` had a stub, ``ex``'s stub where it
+    has one — and moving it to a fresh folder name. A copy of the whole package costs
+    100–300 ms an item; this a few."""
+    before, after = stubs(was), stubs(ex)
+    pkg = folder / PACKAGE
+    for f in sorted(set(before) | set(after)):
+        if before.get(f) == after.get(f):
+            continue
+        dest = pkg / f.relative_to(ROOT)
+        for pyc in _pycache(dest, dest.parent):
+            pyc.unlink()
+        if f in after:
+            dest.write_text(stubbed_source(f.read_text(), after[f]))
+        else:
+            shutil.copyfile(f, dest)
+            for pyc in _pycache(f, f.parent):
+                shutil.copyfile(pyc, dest.parent / "__pycache__" / pyc.name)
+    fresh = Path(tempfile.mkdtemp(prefix=f"{key(ex)}-", dir=root))
+    os.rename(folder, fresh)  # over the empty folder just made: a name no child could know
+    return fresh
 
 
 def snapshot(folder: Path) -> dict[str, tuple]:

@@ -278,6 +278,28 @@ def test_a_views_snapshot_sees_every_write(tmp_path):
         taken = view.snapshot(folder)
 
 
+def _tree(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None
+            for p in sorted(folder.rglob("*"))}
+
+
+def test_a_view_rebuilt_in_place_is_the_fresh_view(tmp_path):
+    """``view.rebuild`` turns one exercise's view into the next's: the same files, bytes and
+    compiled code as a fresh ``build``, in a folder of a new name."""
+    from labgrader import view
+    chain = ["ex02_1", "ex02_5", "kc08_01", "ex06_10", "ex06_4", "ex03_2", "ex02_1"]
+    for name in ("views", *chain):
+        (tmp_path / name).mkdir(exist_ok=True)
+    folder = view.build(chain[0], tmp_path / "views")
+    for was, ex in zip(chain, chain[1:]):
+        moved = view.rebuild(folder, was, ex, tmp_path / "views")
+        assert moved != folder and not folder.exists() and moved.name.startswith(view.key(ex))
+        fresh = view.build(ex, tmp_path / ex)
+        assert _tree(moved) == _tree(fresh), (was, ex)
+        folder = moved
+    assert len(list((tmp_path / "views").iterdir())) == 1  # one view on disk
+
+
 def test_no_share_from_the_students_text():
     """``redteam4/partial_forge`` (ex09_1): the judge's verdict is a plain fail, but its text
     (the student's exception, ``PartialScore: ex09_1: 4/4 points``) must not read as a share."""
