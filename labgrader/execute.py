@@ -21,7 +21,6 @@ from . import demos, phases, seal
 from .kernel_messages import KernelMessageError, MessageCheck, check_channels
 from .kernel import BoxedKernelManager
 from .sandbox import Sandbox
-from .seed import notebook_exercises
 from .statuses import EVENTS, cell_events, message_size
 
 
@@ -35,6 +34,17 @@ def course_root(config) -> str:
     return CourseDirectory(config=config).root
 
 
+def visible_part(cell) -> str | None:
+    """A graded test cell's source before nbgrader's hidden-tests marker (None for any other
+    cell, or a test cell without hidden tests): what its kernel runs."""
+    from .trusted import HIDDEN_MARK, _phases
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution") \
+            or HIDDEN_MARK not in cell.source:
+        return None
+    return _phases(cell.source)[0][1]
+
+
 class AutogradeExecute(SlicedWait, Execute):
     """nbgrader's Execute, with the kernel in the submission's sandbox, in autograde mode,
     dead kernels survived, and each reply awaited in short polls (``SlicedWait``).
@@ -42,9 +52,12 @@ class AutogradeExecute(SlicedWait, Execute):
     The kernel runs in a fresh ``box.Box`` per notebook (``c.Sandbox``: namespaces and a
     grading user as root, plain rlimits otherwise; ``mode='off'`` runs it as you). Its
     environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``): demos and
-    measurements run short and no cell waits on a frontend; the keys of the
-    notebook's hidden cases, never the run's seed (``seed``). Its test cells decide nothing:
-    ``pipeline.TrustedChecks`` replaces their outputs with the judge's verdict. Code cells that no graded cell
+    measurements run short and no cell waits on a frontend; no key of any hidden case, nor
+    the run's seed (``seed.without_seed``). Its test cells decide nothing:
+    ``pipeline.TrustedChecks`` replaces their outputs with the judge's verdict, so each runs
+    its visible part alone (``visible_part``: the hidden cases are the judge's; whether the
+    visible part passed in the notebook is what ``TrustedChecks`` asks of the kernel). Code
+    cells that no graded cell
     depends on are not run at all (``skip_demos``; ``demos.demo_cells``): they get a one-line
     note instead of outputs. When a cell kills the kernel (``os._exit``, out of memory),
     that cell gets an error, a fresh kernel replays the cells before it (their outputs
@@ -57,7 +70,6 @@ class AutogradeExecute(SlicedWait, Execute):
     """
 
     box = None  # this notebook's sandbox.Box while it runs
-    _exercises: list = []  # the notebook's exercise ids (its kernel gets their hidden keys)
     max_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
     skip_demos = Bool(True, help="leave out the code cells no graded cell depends on "
                       "(labgrader.demos): demos and measurements").tag(config=True)
@@ -74,8 +86,8 @@ class AutogradeExecute(SlicedWait, Execute):
 
     async def async_start_new_kernel(self, **kwargs):
         from labsupport.exercises.answer_key import DIR_ENV
-        from .seed import kernel_env
-        env = kernel_env(dict(kwargs.pop("env", None) or os.environ), self._exercises)
+        from .seed import without_seed
+        env = without_seed(dict(kwargs.pop("env", None) or os.environ))
         env.update(LAB_AUTOGRADE="1", MPLBACKEND=env.get("MPLBACKEND", "Agg"))
         env.pop(DIR_ENV, None)  # the grader's key stays with the grader
         await super().async_start_new_kernel(env=env, **kwargs)
@@ -104,7 +116,6 @@ class AutogradeExecute(SlicedWait, Execute):
         self._skip = demos.demo_cells(nb) if self.skip_demos else set()
         root = course_root(self.config)
         info = (resources or {}).get("nbgrader", {})
-        self._exercises = notebook_exercises(nb, str(info.get("notebook", "")))
         # the baseline, made before this process runs any student code; checked before each notebook
         seal.session(root).check(f"the submission before {info.get('student', '?')}'s")
         self._t0, self._first = time.perf_counter(), None  # phases: start-up, import, cells
@@ -162,7 +173,15 @@ class AutogradeExecute(SlicedWait, Execute):
             return cell, resources
         self._check.cell = index
         try:
-            return super().preprocess_cell(cell, resources, index)
+            visible = visible_part(cell)
+            if visible is None:
+                return super().preprocess_cell(cell, resources, index)
+            run = copy.deepcopy(cell)
+            run.source = visible
+            run, resources = super().preprocess_cell(run, resources, index)
+            cell.outputs, cell.execution_count = run.outputs, run.get("execution_count")
+            self.nb.cells[index] = cell  # its source whole (the gradebook's checksum)
+            return cell, resources
         except KernelMessageError as exc:
             return self._unreadable(cell, index, exc)
         except CellTimeoutError:  # the interrupt did not stop it: the kernel is lost
@@ -228,9 +247,11 @@ class AutogradeExecute(SlicedWait, Execute):
                 kept = self.nb.cells[j]
                 if kept.cell_type != "code" or j in self._dead or j in self._skip:
                     continue
+                again = copy.deepcopy(kept)
+                again.source = visible_part(kept) or kept.source
                 try:
                     self._check.cell = j
-                    self.execute_cell(copy.deepcopy(kept), j, store_history=False)
+                    self.execute_cell(again, j, store_history=False)
                 except DeadKernelError:
                     self._dead.add(j)
                     run_sync(self.km.restart_kernel)(now=True)

@@ -150,8 +150,9 @@ class TrustedChecks(NbGraderPreprocessor):
             tid = item.grade_id
             status, message, answer = results.get(
                 tid, ("fail", "the trusted pass gave no result", None))
-            kernel_passed = cells[tid] is not None and not any(
-                o.get("output_type") == "error" for o in cells[tid].outputs)
+            kernel_passed = cells[tid] is not None and not any(  # its visible part alone
+                o.get("output_type") == "error" for o in cells[tid].outputs) \
+                and not message.endswith(trusted.HIDDEN_NOTE)
             if status == "pass" and item.target is not None:
                 wrong, unkeyed = keys.judge(tid.removesuffix("_test"), answer)
                 if unkeyed:

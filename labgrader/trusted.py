@@ -308,12 +308,11 @@ def preimport(items: list[Item]) -> None:
 def _pin_keys(keys: dict) -> None:
     """Pin the items' hidden keys (``seed.hidden_keys``: never the run's seed) in the checks'
     context (``guard.CONTEXT.keys``) before any child forks: a student's cell that sets
-    ``LAB_GRADER_SEED`` or ``LAB_HIDDEN_KEYS`` (to meet hidden cases they drew and answered
-    at home) changes nothing, and one that swaps the context changes the fingerprint. An
-    exercise without a key gets fresh entropy: its hidden cases are never predictable."""
+    ``LAB_GRADER_SEED`` (to meet hidden cases they drew and answered at home) changes
+    nothing, and one that swaps the context changes the fingerprint. An exercise without a
+    key gets fresh entropy: its hidden cases are never predictable."""
     from labsupport.exercises import guard
-    for name in (guard.GRADER_SEED_ENV, guard.HIDDEN_KEYS_ENV):
-        os.environ.pop(name, None)
+    os.environ.pop(guard.GRADER_SEED_ENV, None)
     guard.set_grading(secret=None,
                       keys=types.MappingProxyType({str(k): str(v) for k, v in dict(keys).items()}))
 
@@ -389,7 +388,7 @@ class StudentProcess:
 
     def __init__(self):
         import tempfile
-        env = {k: v for k, v in os.environ.items() if k not in ("LAB_GRADER_SEED", "LAB_HIDDEN_KEYS", "LAB_KEYS_DIR")}
+        env = {k: v for k, v in os.environ.items() if k not in ("LAB_GRADER_SEED", "LAB_KEYS_DIR")}
         self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.err = tempfile.TemporaryFile()
         self.views = tempfile.mkdtemp(prefix="lab-views-")

@@ -12,7 +12,6 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
-import json
 import os
 import secrets
 import sys
@@ -25,7 +24,6 @@ from ..paths import autograde_mode
 
 STEP_LIMIT = 2_000_000  # traced Python lines per call: ~100× what a correct answer needs
 GRADER_SEED_ENV = "LAB_GRADER_SEED"  # set by the grader per grading run, never shipped
-HIDDEN_KEYS_ENV = "LAB_HIDDEN_KEYS"  # a grading kernel's keys (JSON: exercise id -> hidden_key)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,14 +76,7 @@ def _key(ex: str) -> str | None:
     if CONTEXT.keys is not None:
         return CONTEXT.keys.get(ex)
     secret = CONTEXT.secret or os.environ.get(GRADER_SEED_ENV)
-    if secret:
-        return hidden_key(secret, ex)
-    try:
-        keys = json.loads(os.environ.get(HIDDEN_KEYS_ENV) or "{}")
-    except ValueError:
-        return None
-    key = keys.get(ex) if type(keys) is dict else None
-    return key if type(key) is str else None
+    return hidden_key(secret, ex) if secret else None
 
 
 def case_rng(ex: str, hidden: bool) -> np.random.Generator:
@@ -96,8 +87,8 @@ def case_rng(ex: str, hidden: bool) -> np.random.Generator:
     secret seed ``LAB_GRADER_SEED`` mixed with ``ex``), or from fresh entropy when there is
     none, so a table of inputs seen in an earlier run earns nothing: every hidden case must
     come from this generator, never from a literal in the package. A process that runs
-    student code never holds the seed, only keys: pinned in ``CONTEXT.keys`` (the trusted pass) or
-    given in ``LAB_HIDDEN_KEYS`` (the grading kernel).
+    student code never holds the seed, only keys: pinned in ``CONTEXT.keys`` (the trusted
+    pass; the grading kernel has none: it runs the visible cases alone).
     """
     if not hidden:
         return np.random.default_rng(zlib.crc32(ex.encode()))

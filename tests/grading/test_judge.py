@@ -109,19 +109,29 @@ def test_a_call_that_returns_no_plain_value_fails_and_is_encoded_under_the_watch
     assert tape.records[0][1] == "raise"
 
 
-def test_boxes_get_keys_that_draw_the_seeds_cases_never_the_seed(monkeypatch):
+def test_keys_draw_the_seeds_cases_and_the_kernel_gets_none(monkeypatch):
     monkeypatch.setenv(guard.GRADER_SEED_ENV, SEED)
-    env = seed.kernel_env(dict(__import__("os").environ), ["ex03_2", "ex03_3"])
-    assert SEED not in json.dumps(env) and guard.GRADER_SEED_ENV not in env
+    keys = seed.hidden_keys(["ex03_2", "ex03_3"])  # what the trusted pass's job holds
+    assert SEED not in json.dumps(keys)
     want = guard.case_rng("ex03_2", True).integers(0, 1 << 30, 8)
     monkeypatch.delenv(guard.GRADER_SEED_ENV)
-    monkeypatch.setenv(guard.HIDDEN_KEYS_ENV, env[guard.HIDDEN_KEYS_ENV])
-    assert (guard.case_rng("ex03_2", True).integers(0, 1 << 30, 8) == want).all()
-    assert seed.without_seed({guard.GRADER_SEED_ENV: "x", "A": "b"}) == {"A": "b"}
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell(metadata={"nbgrader": {"grade_id": gid}})
-        for gid in ("ex03_1", "ex03_1_test", "ex06_1", "kc08_01")])
-    assert seed.notebook_exercises(nb, "03_padding") == ["ex03_1"]  # no other notebook's keys
+    with guard.grading(keys=keys):
+        assert (guard.case_rng("ex03_2", True).integers(0, 1 << 30, 8) == want).all()
+    env = seed.without_seed({guard.GRADER_SEED_ENV: "x", "A": "b"})
+    assert env == {"A": "b"}  # the kernel's: no seed (and no key: it never had one)
+
+
+def test_a_kernel_runs_a_test_cells_visible_part_alone():
+    from labgrader.execute import visible_part
+    test = nbformat.v4.new_code_cell(
+        f"check_ex03_2(bucket_index)\n{trusted.HIDDEN_MARK}\ncheck_ex03_2(bucket_index, hidden=True)\n"
+        "### END HIDDEN TESTS", metadata={"nbgrader": {"grade": True, "solution": False,
+                                                       "grade_id": "ex03_2_test", "points": 2}})
+    assert visible_part(test) == "check_ex03_2(bucket_index)"
+    answer = nbformat.v4.new_code_cell(test.source, metadata={"nbgrader": {
+        "grade": False, "solution": True, "grade_id": "ex03_2"}})
+    plain = nbformat.v4.new_code_cell("check_ex03_2(bucket_index)", metadata=test.metadata)
+    assert visible_part(answer) is None and visible_part(plain) is None
 
 
 def _item(name: str) -> trusted.Item:
