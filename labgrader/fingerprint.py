@@ -65,10 +65,10 @@ def fingerprint(reuse: dict | None = None, again: tuple[str, ...] = ()) -> dict[
             name = name.rsplit(".", 1)[0]
             fresh.add(name)
     for name, mod in modules:
-        if name not in fresh:
+        d = getattr(mod, "__dict__", None)
+        if name not in fresh and reuse[name][:2] == (id(mod), id(d)):
             fp[name] = reuse[name]
             continue
-        d = getattr(mod, "__dict__", None)
         items = tuple(d.items()) if isinstance(d, dict) else ()
         keys = tuple(k for k, _ in items)
         if name.startswith(DEEP):
