@@ -45,3 +45,24 @@ def test_a_changed_context_shows_in_the_fingerprint(how):
         else:
             object.__setattr__(guard.CONTEXT, "secret", "mine")
         assert f"{GUARD}.CONTEXT" in fp.changed(full, fp.fingerprint())
+
+
+def test_a_reused_fingerprint_reads_again_what_changed_since(monkeypatch):
+    """``fingerprint(reuse=…)`` (an item's "before", from its template's): equal to a full one
+    when nothing changed; a module named in ``again``, a module imported since (and each
+    package above it) and a module replaced in ``sys.modules`` are read again."""
+    import sys
+    import types
+    base = fp.fingerprint()
+    assert fp.fingerprint(reuse=base) == fp.fingerprint()
+    with guard.grading(secret="set-up"):  # what a child's set-up changes
+        assert f"{GUARD}.CONTEXT" in fp.changed(fp.fingerprint(reuse=base), fp.fingerprint())
+        assert fp.fingerprint(reuse=base, again=(GUARD,)) == fp.fingerprint()
+    fake = types.ModuleType("labsupport._fp_probe")
+    monkeypatch.setitem(sys.modules, "labsupport._fp_probe", fake)
+    monkeypatch.setattr(sys.modules["labsupport"], "_fp_probe", fake, raising=False)
+    assert fp.fingerprint(reuse=base) == fp.fingerprint()  # new module, its package again
+    other = types.ModuleType(GUARD)
+    other.__dict__.update(vars(guard))
+    monkeypatch.setitem(sys.modules, GUARD, other)
+    assert fp.fingerprint(reuse=base) == fp.fingerprint()  # a replaced module: read again
