@@ -43,7 +43,7 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "one_token", "zero_minus", "timeit_classmate", "doctest_classmate", "class_wrap",
                "bool_const", "child_mem", "child_disk", "child_fds", "child_threads",
                "child_output", "deep_return", "timeit_reference", "frame_classmates",
-               "decorator_copy", "assert_copy",
+               "decorator_copy", "assert_copy", "core_copier", "core_friend",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (kernel_messages.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",

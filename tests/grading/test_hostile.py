@@ -121,6 +121,9 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
                       "decorators (score 0.0)",
     "assert_copy": "redteam7: the lab's kv_admission as a lambda bound in an assert: the review drops "
                    "asserts (score 0.0)",
+    "core_copier": "redteam7: a classmate's working core without their extra code: Dice 0.67, holds 0.50",
+    "core_friend": "redteam7: the honest answer core_copier copied is the one flagged (holds 100% of the "
+                   "copy): a false accusation, score kept",
 }
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const"}  # redteam5/6/7: the
 #  lab's code, renamed, cut in two, padded inside, wrapped in a class or with a constant's type
