@@ -38,6 +38,12 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/redteam6: written to pass the audit (attrgetter, strings backwards)
                "hz_copy", "split_copy", "deep_copy", "cell_deep", "cell_split", "busy_method",
                "late_code",
+               # hostile/redteam7: plain code (a copy with a token changed, timeit, doctest,
+               # load on memory, disk, descriptors, threads, output): nothing the audit knows
+               "one_token", "zero_minus", "timeit_classmate", "doctest_classmate", "class_wrap",
+               "bool_const", "child_mem", "child_disk", "child_fds", "child_threads",
+               "child_output", "deep_return", "timeit_reference", "frame_classmates",
+               "decorator_copy", "assert_copy", "core_copier", "core_friend",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (kernel_messages.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",
@@ -346,7 +352,13 @@ def test_a_child_cannot_change_the_next_childs_start():
 
 
 @pytest.mark.parametrize("name", ["redteam5/cell_copy", "redteam6/cell_deep",
-                                  "redteam6/cell_split"])
+                                  "redteam6/cell_split", "redteam7/class_wrap",
+                                  "redteam7/bool_const"] + [
+    pytest.param(f"redteam7/{n}", marks=pytest.mark.xfail(strict=True, reason=why)) for n, why in (
+        ("one_token", "'// 2' as '>> 1': Dice and held 0.76"),
+        ("zero_minus", "'0 - ' before each ceiling: 0.48"),
+        ("decorator_copy", "the review drops decorators: 0.0"),
+        ("assert_copy", "the review drops asserts: 0.0"))])
 def test_a_copy_in_the_answer_cell_goes_to_review(name):
     """A copy of the lab's ``bucket_of`` (ex03_2) in the answer cell, which the code watch
     skips and the tripwire's digest misses once renamed, so only the similarity review can

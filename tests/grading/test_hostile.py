@@ -112,9 +112,22 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-COPIES = {"cell_copy", "cell_split", "cell_deep"}  # redteam5/6: the lab's code, renamed, cut
-#  in two or padded inside, in the answer cell itself: copying is a review flag with the
+HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+    "one_token": "redteam7: the lab's bucket_of with '// 2' as '>> 1' scores 0.76 (Dice and held), under 0.8",
+    "zero_minus": "redteam7: the lab's kv_admission with '0 - ' before each ceiling scores 0.48, under 0.8",
+    "timeit_classmate": "redteam7: a classmate's answer run from a string by timeit: the review sees a "
+                        "constant, the code watch compares only with the lab's references",
+    "decorator_copy": "redteam7: the lab's kv_admission as a lambda in a decorator: the review drops "
+                      "decorators (score 0.0)",
+    "assert_copy": "redteam7: the lab's kv_admission as a lambda bound in an assert: the review drops "
+                   "asserts (score 0.0)",
+    "core_copier": "redteam7: a classmate's working core without their extra code: Dice 0.67, holds 0.50",
+    "core_friend": "redteam7: the honest answer core_copier copied is the one flagged (holds 100% of the "
+                   "copy): a false accusation, score kept",
+}
+COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const"}  # redteam5/6/7: the
+#  lab's code, renamed, cut in two, padded inside, wrapped in a class or with a constant's type
+#  changed, in the answer cell itself: copying is a review flag with the
 #  score kept (the trainer decides), not a 0
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
 
@@ -172,6 +185,11 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     #                  item is untouched (test_audit)
                     "sibling_view", "neighbour_rule",  # redteam5: one view on disk at a time:
                     #                                   no neighbour's genuine code to read
+                    "child_disk", "child_fds", "child_threads", "deep_return",  # redteam7: wrong
+                    #  answers beside load on the student child (disk, descriptors, threads) or a
+                    #  value too deep to record: they earn nothing, the checks see only wrong values
+                    "frame_classmates",  # redteam7: a wrong fragment that earns nothing (what it does
+                    #                      to the classmates it frames is in its README)
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the
 #                                       kernel's own (flagged today only as its cell fails alone)
 UNREADABLE = {"garbage_frames", "malformed_content", "error_reply", "forged_reply",
