@@ -110,6 +110,10 @@ def to_python(source: str) -> tuple[ast.Module | None, list[str]]:
 
 def python_source(source: str) -> str:
     """The cell as plain Python source (``to_python``, unparsed); the source itself when it
-    does not parse (running it then fails the same way it did in the kernel)."""
-    tree, _ = to_python(source)
-    return ast.unparse(tree) if tree is not None else source
+    does not parse (running it then fails the same way it did in the kernel) or is nested too
+    deep to walk (the judge compiles it as it is; the copy check marks it unreadable)."""
+    try:
+        tree, _ = to_python(source)
+        return ast.unparse(tree) if tree is not None else source
+    except (RecursionError, MemoryError):
+        return source

@@ -83,15 +83,16 @@ class TrustedChecks(NbGraderPreprocessor):
                     help="seconds per answer cell in the trusted pass (default: Execute.timeout)"
                     ).tag(config=True)
 
-    def _run_trusted(self, items: list, timeout: float, resources) -> dict:
-        """The trusted pass in a fresh box; a pass that does not finish fails every item."""
+    def _run_trusted(self, items: list, timeout: float, resources, compiled: dict) -> dict:
+        """The trusted pass in a fresh box; a pass that does not finish fails every item.
+        ``compiled`` gets what each item's code compiled while graded (for the review)."""
         root = course_root(self.config)
         info = resources.get("nbgrader", {})
         seal.session(root).check(f"{info.get('student', '?')}/{info.get('notebook', '?')}")
         box = Sandbox(config=self.config).open(root) if items else None
         try:
             run = functools.partial(box.run, what="the trusted pass") if box else None
-            return trusted.run_items(items, timeout, run=run)
+            return trusted.run_items(items, timeout, run=run, compiled=compiled)
         except trusted.GradingEnvironmentError:
             raise  # no grade from a box that cannot run the lab: this notebook fails
         except (RuntimeError, OSError) as exc:
@@ -143,7 +144,8 @@ class TrustedChecks(NbGraderPreprocessor):
                                       source, target=keyed.target(aid)))
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
         t0 = time.perf_counter()
-        results = self._run_trusted(items, timeout, resources)
+        compiled: dict[str, list[str]] = {}
+        results = self._run_trusted(items, timeout, resources, compiled)
         phases.add("judge", time.perf_counter() - t0)
         passed, partial_of = set(), {}
         for item in items:
@@ -184,8 +186,14 @@ class TrustedChecks(NbGraderPreprocessor):
                                                                 ": no answer was graded")))]
         answers = {a: cellcode.python_source(nb.cells[i].source) for a, i in found.at.items()
                    if f"{a}_test" in found.tests}
-        for tid, why in similarity.class_reviews(self.config, resources.get("nbgrader", {}),
-                                                 answers).items():  # copies: review, score kept
+        try:
+            copies = similarity.class_reviews(
+                self.config, resources.get("nbgrader", {}), answers,
+                {t.removesuffix("_test"): s for t, s in compiled.items()})
+        except Exception as exc:  # noqa: BLE001 - this submission's review only, never the class
+            copies = {f"{a}_test": f"the copy check could not run ({type(exc).__name__})"
+                      for a in answers}
+        for tid, why in copies.items():  # copies: review, score kept
             review[tid] = f"{review[tid]}; {why}" if tid in review else why
         if flagged_elsewhere:
             note = "flagged for manual review: " + "; ".join(flagged_elsewhere)[:900]

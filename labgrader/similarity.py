@@ -3,8 +3,9 @@ the lab's own code or another student's answer.
 
 Each piece of code is reduced to a *multiset of normalised subtrees* of its syntax tree:
 every name, argument and defined name becomes ``_`` (builtins keep theirs, attribute names
-stay), imports, docstrings, annotations, ``print`` calls and checks
-(``assert``, ``raise``, an ``if`` that only raises) are dropped, constants keep only their
+stay), imports, docstrings, annotations, ``print`` calls, decorators and checks
+(``assert``, ``raise``, an ``if`` that only raises) are dropped — but for a lambda or a walrus
+inside them, which is code that runs, not a check — constants keep only their
 type, and a compound statement is hashed without its body, whose statements count on their
 own — so renaming locals, dropping checks or reordering statements changes nothing. Each
 subtree of at least ``MIN_NODES`` nodes weighs its size. What the release gives everyone
@@ -36,8 +37,15 @@ from pathlib import Path
 THRESHOLD = 0.8     # Dice score from which an answer goes to review
 MIN_NODES = 4       # smaller subtrees (a name, a constant) say nothing
 MIN_WEIGHT = 40     # answers smaller than this (summed subtree sizes) are never flagged
+PAIR_WEIGHT = 80    # two classmates' answers are scored by containment from this weight each
 MAX_SOURCE = 100_000  # characters of one answer that are parsed at most
 BUILTINS = frozenset(dir(builtins))
+
+
+def _runs_code(node: ast.AST) -> bool:
+    """Whether ``node`` defines code or binds a name (a lambda, a walrus): such a part of a
+    check, decorator or print is no check, and is compared."""
+    return any(isinstance(n, (ast.Lambda, ast.NamedExpr)) for n in ast.walk(node))
 
 
 class _Normalise(ast.NodeTransformer):
@@ -68,7 +76,7 @@ class _Normalise(ast.NodeTransformer):
     def _def(self, node):
         self._drop_doc(node)
         node.name = "_"
-        node.decorator_list = []
+        node.decorator_list = [d for d in node.decorator_list if _runs_code(d)]
         if hasattr(node, "returns"):
             node.returns = None
         return self.generic_visit(node)
@@ -82,19 +90,27 @@ class _Normalise(ast.NodeTransformer):
             ast.Assign(targets=[node.target], value=node.value), node))
 
     def visit_Assert(self, node):
-        return None
+        return self._kept(node.test, node)
 
     def visit_Raise(self, node):
-        return None
+        return self._kept(node.exc, node)
+
+    def _kept(self, value, node):
+        """A check is dropped, but code hidden in one (a lambda, a walrus) still counts."""
+        if value is None or not _runs_code(value):
+            return None
+        return self.generic_visit(ast.copy_location(ast.Expr(value=value), node))
 
     def visit_If(self, node):
-        if all(isinstance(s, (ast.Raise, ast.Assert)) for s in node.body) and not node.orelse:
+        if all(isinstance(s, (ast.Raise, ast.Assert)) for s in node.body) and not node.orelse \
+                and not any(_runs_code(s) for s in [node.test, *node.body]):
             return None
         return self.generic_visit(node)
 
     def visit_Expr(self, node):
         v = node.value
-        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print":
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print" \
+                and not _runs_code(v):
             return None
         if isinstance(v, ast.Constant) and isinstance(v.value, str):
             return None  # a bare string: a docstring or a comment in disguise
@@ -163,7 +179,8 @@ def score(a: Counter, b: Counter) -> float:
 class Match:
     score: float
     what: str  # what it matched: a reference's dotted path, the solution, a student
-    held: bool = False  # the score is how much of ``what`` the answer holds (``contained``)
+    how: str = "similar"  # "similar": Dice; "holds": the share of ``what`` the answer holds;
+    #                       "held": the share of the answer that ``what`` holds (a classmate)
 
 
 def definitions(source: str) -> list[str]:
@@ -201,24 +218,38 @@ def _known(source: str) -> Counter:
 
 
 def best_match(answer: str, others: dict[str, str], given: str = "",
-               shelf: Path | None = None) -> Match | None:
+               shelf: Path | None = None, pairs: frozenset = frozenset(),
+               compiled: list[str] = ()) -> Match | None:
     """The piece of ``others`` (label -> source) ``answer`` is most like, once what the
     release ``given`` everyone is taken out: by Dice, the answer as a whole or one of its
     definitions against each piece; and by how much of each piece (of at least
     ``MIN_WEIGHT``) the whole answer holds, so that code added around a copy, inside it or
-    between its parts (a copy cut in two) does not hide it. None when nothing is big enough
-    to judge."""
+    between its parts (a copy cut in two) does not hide it. For the pieces labelled in
+    ``pairs`` (classmates' answers: either of two may be the copy) also by how much of the
+    answer the piece holds, each side at least ``PAIR_WEIGHT``: the one who copied a core
+    and left the rest out is named as well as the one copied. None when nothing is big
+    enough to judge. ``compiled``: sources the answer's code compiled while graded (strings
+    it ran with ``exec``, ``timeit``…): each is a unit too, and part of the whole answer."""
     stub = known(given)
     theirs = {label: known(source, shelf) - stub for label, source in others.items()}
     found = []
-    for k, unit in enumerate(definitions(answer)):
+    units = definitions(answer) + list(compiled)
+    for k, unit in enumerate(units):
         mine = fingerprint(unit) - stub
+        if k == 0:
+            for extra in compiled:
+                mine = mine + (fingerprint(extra) - stub)
         if weight(mine) >= MIN_WEIGHT:
             found += [Match(round(score(mine, fp), 2), label) for label, fp in theirs.items()]
-        if k == 0:  # the whole answer
-            found += [Match(round(weight(mine & fp) / weight(fp), 2), label, held=True)
-                      for label, fp in theirs.items() if weight(fp) >= MIN_WEIGHT]
-    return max(found, key=lambda m: (m.score, not m.held), default=None)
+        if k:
+            continue  # containment: the whole answer only
+        for label, fp in theirs.items():
+            floor = PAIR_WEIGHT if label in pairs else MIN_WEIGHT
+            if weight(fp) >= floor and (label not in pairs or weight(mine) >= floor):
+                found.append(Match(round(weight(mine & fp) / weight(fp), 2), label, "holds"))
+            if label in pairs and min(weight(mine), weight(fp)) >= floor:
+                found.append(Match(round(weight(mine & fp) / weight(mine), 2), label, "held"))
+    return max(found, key=lambda m: (m.score, m.how == "similar"), default=None)
 
 
 @functools.lru_cache(maxsize=256)
@@ -301,7 +332,8 @@ def reference_sources(exercise: str) -> dict[str, str]:
 
 def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
                  classmates: dict[str, dict[str, str]], given: dict[str, str],
-                 shelf: Path | None = None) -> dict[str, str]:
+                 shelf: Path | None = None,
+                 compiled: dict[str, list[str]] | None = None) -> dict[str, str]:
     """exercise id -> why a trainer should look, for each answer (id -> source) that scores
     ≥ ``THRESHOLD`` against its ``references`` (id -> label -> source: the lab's code, the
     solution) or a classmate's answer (student -> id -> source); ``given`` is the release's
@@ -314,41 +346,52 @@ def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
         if read(source) is None:
             out[ex] = "too long or too deeply nested for the copy check to read"
             continue
-        match = best_match(source, others, given.get(ex, ""), shelf)
-        if match is not None and match.score >= THRESHOLD:
-            out[ex] = (f"holds {match.score:.0%} of {match.what} (the same code up to names, "
-                       "order and checks, with code of its own around or inside it)"
-                       if match.held else
-                       f"similar to {match.what} (score {match.score:.2f}: the same code up to "
-                       "names, order and checks)")
+        pairs = frozenset(label for label in others if label.startswith("student "))
+        match = best_match(source, others, given.get(ex, ""), shelf, pairs,
+                           (compiled or {}).get(ex, []))
+        if match is not None and match.score >= THRESHOLD and match.what in pairs and \
+                match.how != "similar":
+            out[ex] = (f"{match.score:.0%} of {'it is in ' if match.how == 'held' else ''}"
+                       f"{match.what}{' is in it' if match.how == 'holds' else ''} (the same "
+                       "code up to names, order and checks: either may be the copy)")
+        elif match is not None and match.score >= THRESHOLD:
+            out[ex] = {"holds": f"holds {match.score:.0%} of {match.what} (the same code up to "
+                                "names, order and checks, with code of its own around or "
+                                "inside it)",
+                       "similar": f"similar to {match.what} (score {match.score:.2f}: the same "
+                                  "code up to names, order and checks)"}[match.how]
     return out
 
 
 # ---- in the autograde pipeline ------------------------------------------------------------
 
 SOLUTION_MARKS = ("### BEGIN SOLUTION", "### END SOLUTION")
-MAX_NOTEBOOK = 20_000_000  # bytes of a classmate's notebook read at most
+MAX_NOTEBOOK = 100 << 20  # bytes of a notebook the copy check reads at most (a bigger one is
+#                          flagged in its own job: it cannot hide from the class by size)
 
 
-def _code_cells(path: Path, ids) -> dict[str, str]:
+def _code_cells(path: Path, ids) -> dict[str, str] | None:
     """grade_id -> the cell's Python, for the ids that appear exactly once in the notebook at
-    ``path`` (read as plain JSON: a submission is data here, never run)."""
+    ``path`` (read as plain JSON: a submission is data here, never run); None when it cannot
+    be read (over ``MAX_NOTEBOOK``, not a notebook, nested too deep: whatever it holds, a
+    classmate's file never stops another student's grading)."""
     from .cellcode import python_source
     try:
         if path.stat().st_size > MAX_NOTEBOOK:
-            return {}
+            return None
         cells = json.loads(path.read_text()).get("cells", [])
-    except (OSError, ValueError, AttributeError):
-        return {}
-    found: dict[str, list[str]] = {}
-    for c in cells if isinstance(cells, list) else []:
-        meta = (c.get("metadata") or {}).get("nbgrader") or {} if isinstance(c, dict) else {}
-        gid = meta.get("grade_id") if isinstance(meta, dict) else None
-        if gid in ids and c.get("cell_type") == "code":
-            src = c.get("source", "")
-            src = "".join(src) if isinstance(src, list) else str(src)
-            src = "\n".join(l for l in src.splitlines() if l.strip() not in SOLUTION_MARKS)
-            found.setdefault(gid, []).append(python_source(src))
+        found: dict[str, list[str]] = {}
+        for c in cells if isinstance(cells, list) else []:
+            meta = c.get("metadata") if isinstance(c, dict) else None
+            meta = meta.get("nbgrader") if isinstance(meta, dict) else None
+            gid = meta.get("grade_id") if isinstance(meta, dict) else None
+            if isinstance(gid, str) and gid in ids and c.get("cell_type") == "code":
+                src = c.get("source", "")
+                src = "".join(map(str, src)) if isinstance(src, list) else str(src)
+                src = "\n".join(l for l in src.splitlines() if l.strip() not in SOLUTION_MARKS)
+                found.setdefault(gid, []).append(python_source(src))
+    except (OSError, RecursionError, MemoryError, Exception):  # noqa: BLE001 - see above
+        return None
     return {g: s[0] for g, s in found.items() if len(s) == 1}
 
 
@@ -356,7 +399,8 @@ CLASS = "Classmates.folder"  # config: the class's submitted/ when grading runs 
 CACHE = "Classmates.cache"  # config: a folder of the grader's where jobs share fingerprints
 
 
-def class_reviews(config, info: dict, answers: dict[str, str]) -> dict[str, str]:
+def class_reviews(config, info: dict, answers: dict[str, str],
+                  compiled: dict[str, list[str]] | None = None) -> dict[str, str]:
     """test id -> why a trainer should look, for the answers (answer id -> Python) of one
     submission (``info``: nbgrader's student, assignment, notebook): against the lab's
     references and the instructors' solution (``source_directory``), and the same cells of
@@ -369,8 +413,8 @@ def class_reviews(config, info: dict, answers: dict[str, str]) -> dict[str, str]
     name = f"{info.get('notebook', '')}.ipynb"
     ids = set(answers)
     folder = lambda where, who=".": Path(cd.format_path(where, who, assignment)) / name  # noqa: E731
-    given = _code_cells(folder(cd.release_directory), ids)
-    solution = _code_cells(folder(cd.source_directory), ids)
+    given = _code_cells(folder(cd.release_directory), ids) or {}
+    solution = _code_cells(folder(cd.source_directory), ids) or {}
     refs = {ex: {**{f"the lab's {r}": s for r, s in reference_sources(ex).items()},
                  **({"the instructors' solution": solution[ex]} if ex in solution else {})}
             for ex in ids}
@@ -379,7 +423,14 @@ def class_reviews(config, info: dict, answers: dict[str, str]) -> dict[str, str]
     base = Path(config.get(section, {}).get(key) or Path(cd.root) / cd.submitted_directory)
     for other in sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []:
         if other != student:
-            classmates[other] = _code_cells(base / other / assignment / name, ids)
+            cells = _code_cells(base / other / assignment / name, ids)
+            classmates[other] = cells or {}  # unreadable: no classmate (its own job says why)
+    if _code_cells(base / student / assignment / name, ids) is None and \
+            (base / student / assignment / name).exists():
+        return {f"{ex}_test": "the notebook cannot be compared with the class (over "
+                f"{MAX_NOTEBOOK >> 20} MB, or not a notebook the copy check can read): look "
+                "at it yourself" for ex in ids}
     shelf = config.get(section, {}).get(CACHE.split(".")[1]) or None
-    found = copy_reviews(answers, refs, classmates, given, Path(shelf) if shelf else None)
+    found = copy_reviews(answers, refs, classmates, given, Path(shelf) if shelf else None,
+                         compiled)
     return {f"{ex}_test": why for ex, why in found.items()}

@@ -352,9 +352,12 @@ class CopyCheck:
     "reference", code the judge cannot read (no reading parses, too deep to walk) as
     tampering."""
 
+    KEPT = 200_000  # characters of compiled sources kept for the review, per item
+
     def __init__(self, ex: str):
         from collections import Counter
         self.ex, self.seen = ex, Counter()  # the fingerprints of what the item compiled
+        self.sources: list[str] = []  # what it compiled, for the review (``KEPT`` at most)
 
     def __call__(self, source: bytes) -> None:
         import io
@@ -371,6 +374,8 @@ class CopyCheck:
                 continue
             if fp is not None and fp not in readings:
                 readings.append(fp)
+                if len(readings) == 1 and sum(map(len, self.sources)) < self.KEPT:
+                    self.sources.append(source.decode(encoding))
         if not readings:
             raise Stop("tampered", "compiled code the judge cannot read while graded")
         for fp in readings:
@@ -417,6 +422,7 @@ class StudentProcess:
 
         from .references import ROOT
         answer_id = item.grade_id.removesuffix("_test")
+        self.copies = CopyCheck(answer_id)  # what this item compiles (``_serve`` reads it)
         here = self._view(answer_id)
         setup = {"view": str(here), "genuine": str(ROOT),
                  "env": {"LAB_DATA": str(DATA), "LAB_SHARED_DATA": str(SHARED_DATA)}}
@@ -424,8 +430,7 @@ class StudentProcess:
         socket.send_fds(self.ctl, [json.dumps(setup).encode()], [theirs.fileno()])
         theirs.close()
         pid = json.loads(self.ctl.recv(1 << 16))["pid"]
-        chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s,
-                        on_code=CopyCheck(answer_id))
+        chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s, on_code=self.copies)
         job = {"ex": answer_id, "answer": item.answer,
                "names": sorted({*test_names(item.test), item.target or ""} - {""}),
                "imports": [check_module(answer_id), *imported_modules(item.answer),
@@ -489,9 +494,11 @@ class StudentProcess:
         shutil.rmtree(self.views, ignore_errors=True)
 
 
-def _serve(items: list[Item], timeout_s: float, keys: dict | None = None) -> dict[str, tuple]:
+def _serve(items: list[Item], timeout_s: float, keys: dict | None = None,
+           compiled: dict | None = None) -> dict[str, tuple]:
     """In the judge: import the checks once, start the student process, and grade each item
-    (hidden cases from ``keys``: exercise id -> key)."""
+    (hidden cases from ``keys``: exercise id -> key); ``compiled`` gets, per item, the sources
+    its child compiled while graded (``CopyCheck.sources``: the review compares them too)."""
     preimport(items)
     _pin_keys(keys or {})
     genuine = _genuine_checks()
@@ -506,6 +513,8 @@ def _serve(items: list[Item], timeout_s: float, keys: dict | None = None) -> dic
             except Exception as err:  # noqa: BLE001 - one item's record never stops the others
                 status, message, answer = "tampered", f"its record broke the judge ({type(err).__name__})", None
             out[item.grade_id] = (status, message, answer if type(answer) in (str, bool, int, float) else None)
+            if compiled is not None and student.copies.sources:
+                compiled[item.grade_id] = student.copies.sources
     finally:
         student.close()
     return out
@@ -524,11 +533,12 @@ def _subprocess(argv: list, stdin: str, timeout_s: float, env: dict) -> tuple[in
 
 
 def run_items(items: list[Item], timeout_s: float = 60.0,
-              run: Runner | None = None) -> dict[str, tuple]:
+              run: Runner | None = None, compiled: dict | None = None) -> dict[str, tuple]:
     """grade_id -> (status, message, answer), from a fresh helper process (started by
     ``run``: the grading sandbox's ``Box.run``; a plain subprocess by default). ``status``:
     "pass", "fail", "tampered" (the grading machinery changed) or "reference" (the lab's own
-    implementation ran); ``answer``: a keyed item's plain answer (else None)."""
+    implementation ran); ``answer``: a keyed item's plain answer (else None). ``compiled``
+    (a dict) gets grade_id -> the sources the item's child compiled while graded."""
     if not items:
         return {}
     from .seed import hidden_keys
@@ -546,7 +556,10 @@ def run_items(items: list[Item], timeout_s: float = 60.0,
     lines = [ln for ln in out.splitlines() if ln.startswith('{"results"')]
     if rc or not lines:
         raise RuntimeError(f"trusted grading helper failed ({rc}): {err[-1500:]}")
-    return {k: tuple(v) for k, v in json.loads(lines[-1])["results"].items()}
+    got = json.loads(lines[-1])
+    if compiled is not None:
+        compiled.update({k: [str(s) for s in v] for k, v in got.get("compiled", {}).items()})
+    return {k: tuple(v) for k, v in got["results"].items()}
 
 
 READY = '{"ready": true}'  # the helper's first line: it started and imported the lab
@@ -567,8 +580,9 @@ def main() -> int:
     sys.stdout.flush()
     job = json.loads(sys.stdin.read())
     items = [Item(**i) for i in job["items"]]
-    results = _serve(items, float(job["timeout_s"]), job.get("keys"))  # children cannot write to our stdout
-    sys.stdout.write(json.dumps({"results": results}) + "\n")
+    compiled: dict = {}
+    results = _serve(items, float(job["timeout_s"]), job.get("keys"), compiled)  # children cannot write to our stdout
+    sys.stdout.write(json.dumps({"results": results, "compiled": compiled}) + "\n")
     return 0
 
 

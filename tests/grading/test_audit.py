@@ -357,8 +357,8 @@ def test_a_child_cannot_change_the_next_childs_start():
     pytest.param(f"redteam7/{n}", marks=pytest.mark.xfail(strict=True, reason=why)) for n, why in (
         ("one_token", "'// 2' as '>> 1': Dice and held 0.76"),
         ("zero_minus", "'0 - ' before each ceiling: 0.48"),
-        ("decorator_copy", "the review drops decorators: 0.0"),
-        ("assert_copy", "the review drops asserts: 0.0"))])
+        ("decorator_copy", "a lambda rewrite of the lab's code in a decorator: 0.52"),
+        ("assert_copy", "a lambda rewrite of the lab's code in an assert: 0.52"))])
 def test_a_copy_in_the_answer_cell_goes_to_review(name):
     """A copy of the lab's ``bucket_of`` (ex03_2) in the answer cell, which the code watch
     skips and the tripwire's digest misses once renamed, so only the similarity review can
@@ -372,3 +372,27 @@ def test_a_copy_in_the_answer_cell_goes_to_review(name):
                           for r, src in similarity.reference_sources(case.target).items()}}
     why = similarity.copy_reviews({case.target: cellcode.python_source(case.source)}, refs, {}, {})
     assert case.target in why, why
+
+
+def test_a_classmates_copy_names_both_sides_and_code_run_from_a_string_is_compared():
+    """``redteam7/core_copier`` copied ``core_friend``'s working core and left the rest out:
+    each is named in the other's review (either may be the copy; a one-way "holds" accused
+    only the friend). ``redteam7/timeit_classmate`` runs the solution from a string: the
+    sources its code compiled while graded (``run_items(compiled=…)``) are compared too."""
+    from labgrader import similarity
+    src = {n: cellcode.python_source(hostile_cases.case(HOSTILE / "redteam7" / f"{n}.py").source)
+           for n in ("core_copier", "core_friend")}
+    for me, other in (("core_copier", "core_friend"), ("core_friend", "core_copier")):
+        why = similarity.copy_reviews({"ex06_1": src[me]}, {}, {other: {"ex06_1": src[other]}}, {})
+        assert f"student {other}'s answer" in why.get("ex06_1", ""), (me, why)
+    case = hostile_cases.case(HOSTILE / "redteam7" / "timeit_classmate.py")
+    item = trusted.Item("ex06_1_test", cellcode.python_source(case.source), _test_source("ex06_1"))
+    compiled: dict = {}
+    assert trusted.run_items([item], timeout_s=60, compiled=compiled)["ex06_1_test"][0] == "pass"
+    solution = "\n".join(line for line in adapters.cell("ex06_1").source.splitlines()
+                         if "### " not in line)
+    refs = {"ex06_1": {"the instructors' solution": solution}}
+    assert similarity.copy_reviews({"ex06_1": item.answer}, refs, {}, {}) == {}  # a string
+    why = similarity.copy_reviews({"ex06_1": item.answer}, refs, {}, {}, None,
+                                  {"ex06_1": compiled["ex06_1_test"]})
+    assert "the instructors' solution" in why.get("ex06_1", ""), why

@@ -115,20 +115,14 @@ def test_controls_score_as_before(graded):
 HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
     "one_token": "redteam7: the lab's bucket_of with '// 2' as '>> 1' scores 0.76 (Dice and held), under 0.8",
     "zero_minus": "redteam7: the lab's kv_admission with '0 - ' before each ceiling scores 0.48, under 0.8",
-    "timeit_classmate": "redteam7: a classmate's answer run from a string by timeit: the review sees a "
-                        "constant, the code watch compares only with the lab's references",
-    "decorator_copy": "redteam7: the lab's kv_admission as a lambda in a decorator: the review drops "
-                      "decorators (score 0.0)",
-    "assert_copy": "redteam7: the lab's kv_admission as a lambda bound in an assert: the review drops "
-                   "asserts (score 0.0)",
-    "core_copier": "redteam7: a classmate's working core without their extra code: Dice 0.67, holds 0.50",
-    "core_friend": "redteam7: the honest answer core_copier copied is the one flagged (holds 100% of the "
-                   "copy): a false accusation, score kept",
+    "decorator_copy": "redteam7: the lab's kv_admission rewritten as one lambda (in a decorator): 0.52",
+    "assert_copy": "redteam7: the lab's kv_admission rewritten as one lambda (in an assert): 0.52",
 }
-COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const"}  # redteam5/6/7: the
-#  lab's code, renamed, cut in two, padded inside, wrapped in a class or with a constant's type
-#  changed, in the answer cell itself: copying is a review flag with the
-#  score kept (the trainer decides), not a 0
+COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
+          "core_copier", "core_friend"}  # redteam5/6/7: the lab's code, renamed, cut in two,
+#  padded inside, wrapped in a class or with a constant's type changed, or a classmate's (run
+#  from a string, or its core alone: both sides named), in the answer cell itself: copying is
+#  a review flag with the score kept (the trainer decides), not a 0
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
 
 
@@ -146,7 +140,8 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
     tests = {g: v for g, v in grades.items() if g.endswith("_test")}
     if name in COPIES:  # a copy in the answer cell: a review flag, its checks' score kept
         why = comments.get(c.target, "")
-        assert flagged and any(w in why for w in ("similar to ", "holds ", "copy check")), \
+        assert flagged and any(w in why for w in ("similar to ", "holds ", "copy check",
+                                                  "either may be the copy")), \
             (name, comments)
         assert tests[attacked][2], f"{name}: the attacked item needs a manual grade"
         return

@@ -190,3 +190,44 @@ def test_the_class_can_be_named_apart_from_the_course(tmp_path):
     together = similarity.class_reviews(cfg, info, {"ex06_4": mine})
     assert "student dave's answer" in together["ex06_4_test"], together
     assert "student dave" not in alone.get("ex06_4_test", "")
+
+
+def test_a_classmate_the_check_cannot_read_never_stops_the_others(tmp_path):
+    """``redteam7``'s class-wide failures: a notebook nested 100,000 deep, a cell whose
+    metadata is a list, a grade id that is a list, an answer of 400 minus signs. Each is no
+    classmate to the others (their review runs); a notebook it cannot read is flagged in its
+    own review."""
+    src = next((ROOT / "solutions").glob("06_*/*.ipynb"))
+    a, name = src.parent.name, src.stem
+    for folder in ("solutions", "notebooks"):
+        shutil.copytree(ROOT / folder / a, tmp_path / folder / a)
+    cfg = course_config(tmp_path)
+    release = json.loads((tmp_path / "notebooks" / a / f"{name}.ipynb").read_text())
+    ref = similarity.reference_sources("ex06_4")["labsupport.decoder.rules.grow_or_preempt"]
+
+    def submit(student, change):
+        nb = json.loads(json.dumps(release))
+        change(nb)
+        out = tmp_path / "autograde" / "submitted" / student / a / f"{name}.ipynb"
+        out.parent.mkdir(parents=True)
+        out.write_text(json.dumps(nb) if isinstance(nb, dict) else nb)
+
+    def answer(source):
+        def change(nb):
+            for c in nb["cells"]:
+                if c["metadata"].get("nbgrader", {}).get("grade_id") == "ex06_4":
+                    c["source"] = source
+        return change
+    submit("copier", answer(disguise(ref)))
+    submit("minus", answer("grow_or_preempt = " + "-" * 400 + "1"))
+    submit("meta", lambda nb: nb["cells"][0].update(metadata=[1]))
+    submit("gid", lambda nb: nb["cells"][0].update(metadata={"nbgrader": {"grade_id": [1]}}))
+    deep = tmp_path / "autograde" / "submitted" / "deep" / a / f"{name}.ipynb"
+    deep.parent.mkdir(parents=True)
+    deep.write_text(json.dumps(release)[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    info = lambda s: {"student": s, "assignment": a, "notebook": name}  # noqa: E731
+    got = similarity.class_reviews(cfg, info("copier"), {"ex06_4": disguise(ref)})
+    assert "grow_or_preempt" in got["ex06_4_test"], got  # the others did not stop it
+    assert "cannot be compared" in similarity.class_reviews(cfg, info("deep"),
+                                                            {"ex06_4": "x = 1"})["ex06_4_test"]
+    assert similarity.class_reviews(cfg, info("minus"), {"ex06_4": "grow_or_preempt = 1"}) == {}
