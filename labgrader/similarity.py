@@ -214,6 +214,7 @@ def known(source: str, shelf: Path | None = None) -> Counter:
 
 @functools.lru_cache(maxsize=4096)
 def _known(source: str) -> Counter:
+    """A fingerprint read once per process (references, the release, classmates)."""
     return fingerprint(source)
 
 
@@ -232,37 +233,25 @@ def best_match(answer: str, others: dict[str, str], given: str = "",
     it ran with ``exec``, ``timeit``…): each is a unit too, and part of the whole answer."""
     stub = known(given)
     theirs = {label: known(source, shelf) - stub for label, source in others.items()}
-    found = []
-    units = definitions(answer) + list(compiled)
-    for k, unit in enumerate(units):
-        mine = fingerprint(unit) - stub
-        if k == 0:
-            for extra in compiled:
-                mine = mine + (fingerprint(extra) - stub)
-        if weight(mine) >= MIN_WEIGHT:
-            found += [Match(round(score(mine, fp), 2), label) for label, fp in theirs.items()]
-        if k:
-            continue  # containment: the whole answer only
-        for label, fp in theirs.items():
-            floor = PAIR_WEIGHT if label in pairs else MIN_WEIGHT
-            if weight(fp) >= floor and (label not in pairs or weight(mine) >= floor):
-                found.append(Match(round(weight(mine & fp) / weight(fp), 2), label, "holds"))
-            if label in pairs and min(weight(mine), weight(fp)) >= floor:
-                found.append(Match(round(weight(mine & fp) / weight(mine), 2), label, "held"))
+    defs = definitions(answer)
+    pieces = [fingerprint(unit) - stub for unit in defs + list(compiled)]
+    whole = sum(pieces[len(defs):], pieces[0])  # the cell and what it compiled
+    found = [Match(round(score(mine, fp), 2), label) for mine in [whole, *pieces[1:]]
+             if weight(mine) >= MIN_WEIGHT for label, fp in theirs.items()]
+    for label, fp in theirs.items():  # containment: of the whole answer only
+        floor = PAIR_WEIGHT if label in pairs else MIN_WEIGHT
+        if weight(fp) >= floor and (label not in pairs or weight(whole) >= floor):
+            found.append(Match(round(weight(whole & fp) / weight(fp), 2), label, "holds"))
+        if label in pairs and min(weight(whole), weight(fp)) >= floor:
+            found.append(Match(round(weight(whole & fp) / weight(whole), 2), label, "held"))
     return max(found, key=lambda m: (m.score, m.how == "similar"), default=None)
-
-
-@functools.lru_cache(maxsize=256)
-def _reference(source: str) -> Counter:
-    """A reference's fingerprint, read once per process (never changed by its callers)."""
-    return fingerprint(source)
 
 
 def contained(mine: Counter, reference: str) -> float:
     """The share of ``reference``'s normalised syntax that the fingerprint ``mine`` holds, 0
     to 1 (code added around a copy, or inside it, does not lower it); 0 for a reference too
     small to judge."""
-    ref = _reference(reference)
+    ref = known(reference)
     if weight(ref) < MIN_WEIGHT:
         return 0.0
     return weight(mine & ref) / weight(ref)
@@ -340,27 +329,26 @@ def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
     cell of each id."""
     out = {}
     for ex, source in answers.items():
-        others = dict(references.get(ex, {}))
-        others.update({f"student {who}'s answer": cells[ex] for who, cells in classmates.items()
-                       if ex in cells})
+        mates = {f"student {who}'s answer": cells[ex] for who, cells in classmates.items()
+                 if ex in cells}
         if read(source) is None:
             out[ex] = "too long or too deeply nested for the copy check to read"
             continue
-        pairs = frozenset(label for label in others if label.startswith("student "))
-        match = best_match(source, others, given.get(ex, ""), shelf, pairs,
-                           (compiled or {}).get(ex, []))
-        if match is not None and match.score >= THRESHOLD and match.what in pairs and \
-                match.how != "similar":
-            out[ex] = (f"{match.score:.0%} of {'it is in ' if match.how == 'held' else ''}"
-                       f"{match.what}{' is in it' if match.how == 'holds' else ''} (the same "
-                       "code up to names, order and checks: either may be the copy)")
-        elif match is not None and match.score >= THRESHOLD:
-            out[ex] = {"holds": f"holds {match.score:.0%} of {match.what} (the same code up to "
-                                "names, order and checks, with code of its own around or "
-                                "inside it)",
-                       "similar": f"similar to {match.what} (score {match.score:.2f}: the same "
-                                  "code up to names, order and checks)"}[match.how]
+        match = best_match(source, {**references.get(ex, {}), **mates}, given.get(ex, ""),
+                           shelf, frozenset(mates), (compiled or {}).get(ex, []))
+        if match is not None and match.score >= THRESHOLD:
+            how = match.how if match.how == "similar" or match.what not in mates else \
+                f"{match.how} pair"
+            out[ex] = REASONS[how].format(score=match.score, what=match.what)
     return out
+
+
+SAME = "the same code up to names, order and checks"
+REASONS = {  # Match.how (" pair": against a classmate) -> the review's words
+    "similar": "similar to {what} (score {score:.2f}: " + SAME + ")",
+    "holds": "holds {score:.0%} of {what} (" + SAME + ", with code of its own around or inside it)",
+    "holds pair": "{score:.0%} of {what} is in it (" + SAME + ": either may be the copy)",
+    "held pair": "{score:.0%} of it is in {what} (" + SAME + ": either may be the copy)"}
 
 
 # ---- in the autograde pipeline ------------------------------------------------------------
@@ -390,7 +378,7 @@ def _code_cells(path: Path, ids) -> dict[str, str] | None:
                 src = "".join(map(str, src)) if isinstance(src, list) else str(src)
                 src = "\n".join(l for l in src.splitlines() if l.strip() not in SOLUTION_MARKS)
                 found.setdefault(gid, []).append(python_source(src))
-    except (OSError, RecursionError, MemoryError, Exception):  # noqa: BLE001 - see above
+    except Exception:  # noqa: BLE001 - OSError, RecursionError, MemoryError…: see above
         return None
     return {g: s[0] for g, s in found.items() if len(s) == 1}
 
@@ -418,19 +406,18 @@ def class_reviews(config, info: dict, answers: dict[str, str],
     refs = {ex: {**{f"the lab's {r}": s for r, s in reference_sources(ex).items()},
                  **({"the instructors' solution": solution[ex]} if ex in solution else {})}
             for ex in ids}
-    classmates = {}
     section, key = CLASS.split(".")
     base = Path(config.get(section, {}).get(key) or Path(cd.root) / cd.submitted_directory)
-    for other in sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []:
-        if other != student:
-            cells = _code_cells(base / other / assignment / name, ids)
-            classmates[other] = cells or {}  # unreadable: no classmate (its own job says why)
-    if _code_cells(base / student / assignment / name, ids) is None and \
-            (base / student / assignment / name).exists():
+    found = {who: _code_cells(base / who / assignment / name, ids)
+             for who in sorted(p.name for p in base.iterdir() if p.is_dir())} \
+        if base.is_dir() else {}
+    # unreadable: no classmate to the others, and flagged in its own job
+    classmates = {who: cells or {} for who, cells in found.items() if who != student}
+    if found.get(student, {}) is None and (base / student / assignment / name).exists():
         return {f"{ex}_test": "the notebook cannot be compared with the class (over "
                 f"{MAX_NOTEBOOK >> 20} MB, or not a notebook the copy check can read): look "
                 "at it yourself" for ex in ids}
     shelf = config.get(section, {}).get(CACHE.split(".")[1]) or None
-    found = copy_reviews(answers, refs, classmates, given, Path(shelf) if shelf else None,
-                         compiled)
-    return {f"{ex}_test": why for ex, why in found.items()}
+    why = copy_reviews(answers, refs, classmates, given, Path(shelf) if shelf else None,
+                       compiled)
+    return {f"{ex}_test": reason for ex, reason in why.items()}

@@ -138,9 +138,9 @@ def _template(ctl: socket.socket, setup: dict) -> None:
     for n in (0, 1, 2):
         os.dup2(null, n)
     from labsupport.exercises import guard, plain  # noqa: F401 - imported once, for every child
-    from . import codewatch, fingerprint, syscalls, tape, trusted, tripwire, wire  # noqa: F401
-    in_use = guard.__file__.startswith((view, genuine if private else view))
+    from . import codewatch, syscalls, tape, trusted, tripwire, wire  # noqa: F401
     from .fingerprint import fingerprint
+    in_use = guard.__file__.startswith((view, genuine if private else view))
     base = fingerprint()  # each child's "before", but for what its set-up changes
     roots = tuple(dict.fromkeys(os.path.join(p, "") for p in (
         view, *([genuine] if private else []), sys.prefix, sys.base_prefix)))

@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
-import functools
 import importlib
 import inspect
 import json
@@ -338,12 +337,6 @@ def _live_digests(ex: str) -> dict[str, str]:
     return {d: r for d, r in tripwire.reference_digests(ex).items() if r in live} if live else {}
 
 
-@functools.lru_cache(maxsize=64)
-def _references(ex: str) -> dict[str, str]:
-    from .similarity import reference_sources
-    return reference_sources(ex)
-
-
 class CopyCheck:
     """In the judge, for one item: code its child compiled (``codewatch``), each source as
     Python may have read it (UTF-8, and the encoding its coding line names: a ``str`` is
@@ -363,25 +356,26 @@ class CopyCheck:
         import io
         import tokenize
 
-        from .similarity import copied, read
+        from .similarity import copied, read, reference_sources
         readings = []
         for encoding in ("utf-8", None):
             try:
                 if encoding is None:
                     encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-                fp = read(source.decode(encoding))
+                text = source.decode(encoding)
+                fp = read(text)
             except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
                 continue
             if fp is not None and fp not in readings:
                 readings.append(fp)
                 if len(readings) == 1 and sum(map(len, self.sources)) < self.KEPT:
-                    self.sources.append(source.decode(encoding))
+                    self.sources.append(text)
         if not readings:
             raise Stop("tampered", "compiled code the judge cannot read while graded")
         for fp in readings:
             self.seen += fp
         for what in [*readings, self.seen]:
-            match = copied(what, _references(self.ex))
+            match = copied(what, reference_sources(self.ex))
             if match is not None:
                 raise Stop("reference", f"ran a copy of the lab's {match.what}, made while "
                                         f"graded (similarity {match.score:.2f})"[:400])
@@ -397,7 +391,7 @@ class StudentProcess:
         self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.err = tempfile.TemporaryFile()
         self.views = tempfile.mkdtemp(prefix="lab-views-")
-        self._view_now: tuple[str, str, Path, dict] | None = None  # (ex, view.key, folder, snapshot)
+        self._view_now: tuple[str, Path, dict] | None = None  # (ex, folder, view.snapshot)
         self.proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "labgrader.student", str(theirs.fileno())],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -463,24 +457,19 @@ class StudentProcess:
         wrote there); else a new one (``view.build``). Only one view is on disk at a time
         (another view holds genuine code this item's stubs hide)."""
         from . import view
-        key = view.key(ex)
         here = None
         if self._view_now is not None:
-            was, k, there, taken = self._view_now
+            was, there, taken = self._view_now
             self._view_now = None
             if view.unchanged(there, taken):
-                if k == key:
-                    here = there
-                else:
-                    try:
-                        here = view.rebuild(there, was, ex, Path(self.views))
-                    except OSError:
-                        here = None
+                with contextlib.suppress(OSError):
+                    here = there if view.key(was) == view.key(ex) else \
+                        view.rebuild(there, was, ex, Path(self.views))
             if here is None:
                 shutil.rmtree(there, ignore_errors=True)
         if here is None:
             here = view.build(ex, Path(self.views))
-        self._view_now = (ex, key, here, view.snapshot(here))
+        self._view_now = (ex, here, view.snapshot(here))
         return here
 
     def close(self) -> None:
