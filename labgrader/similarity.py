@@ -14,7 +14,16 @@ of their weighted multisets, 2·|A∩B| / (|A|+|B|), 0 to 1, and an answer is al
 share of the other piece it holds, |A∩B| / |B| (``contained``: padding, a line of huge
 syntactic weight or a copy cut in two lower the Dice, not this); MOSS compares fingerprints
 of token k-grams and reports both files' shares the same way; subtrees make order not
-matter.
+matter. Before either, the code is put in one canonical form (``_Canonical``): a lambda is a
+function of its own, a walrus an assignment before its statement, ``return a if c else b``
+an ``if`` and two returns, so an answer rewritten as one expression is the code it rewrites.
+
+Beside the subtrees, which one changed token (``// 2`` as ``>> 1``) costs the digest of every
+subtree above it, the normalised code is also compared as a *token stream* (``in_order``:
+difflib's ratio of the two streams, 0 to 1, as MOSS and JPlag compare token sequences): an
+answer unit whose tokens are a piece's tokens in the same order but for a few edits scores
+≥ ``ORDER`` and is flagged on that alone, or ≥ ``ORDER_WITH`` when its subtrees also score ≥
+``SHAPE_WITH``.
 
 An answer is compared with the lab's references of its exercise (``labgrader.references``:
 each function, class or module, by its source) and the instructors' solution cell, and with
@@ -27,9 +36,12 @@ import ast
 import builtins
 import contextlib
 import functools
+import difflib
 import hashlib
+import io
 import json
 import os
+import tokenize
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +50,9 @@ THRESHOLD = 0.8     # Dice score from which an answer goes to review
 MIN_NODES = 4       # smaller subtrees (a name, a constant) say nothing
 MIN_WEIGHT = 40     # answers smaller than this (summed subtree sizes) are never flagged
 PAIR_WEIGHT = 80    # two classmates' answers are scored by containment from this weight each
+ORDER = 0.9         # token streams this alike: a copy with a few tokens edited (honest: <= 0.80)
+ORDER_WITH, SHAPE_WITH = 0.8, 0.7  # both this alike: a copy rewritten in part (honest: 0.80, 0.37)
+MAX_TOKENS = 5000   # an answer unit longer than this is not compared as a token stream
 MAX_SOURCE = 100_000  # characters of one answer that are parsed at most
 BUILTINS = frozenset(dir(builtins))
 
@@ -46,6 +61,70 @@ def _runs_code(node: ast.AST) -> bool:
     """Whether ``node`` defines code or binds a name (a lambda, a walrus): such a part of a
     check, decorator or print is no check, and is compared."""
     return any(isinstance(n, (ast.Lambda, ast.NamedExpr)) for n in ast.walk(node))
+
+
+class _Canonical(ast.NodeTransformer):
+    """One way to write the same code: a lambda becomes a function of its own (at the end of
+    the module), a walrus an assignment before the statement it is in (a lambda's: first in
+    its function), and ``return a if c
+    else b`` becomes ``if c: return a`` then ``return b`` (so does a lambda's body)."""
+
+    def __init__(self):
+        self.defs: list[ast.stmt] = []
+        self.hoisted: list[ast.stmt] = []  # the current statement's walruses, as assignments
+
+    def visit_Module(self, node):
+        self.generic_visit(node)
+        node.body += self.defs
+        return node
+
+    def visit_Lambda(self, node):
+        outer, self.hoisted = self.hoisted, []  # its walruses: its own statements
+        self.generic_visit(node)
+        body, self.hoisted = self.hoisted + self._returns(node.body), outer
+        self.defs.append(ast.FunctionDef(name="_", args=node.args, body=body,
+                                         decorator_list=[], returns=None, type_comment=None))
+        return ast.copy_location(ast.Name(id="_", ctx=ast.Load()), node)
+
+    def visit_NamedExpr(self, node):
+        self.generic_visit(node)
+        self.hoisted.append(ast.Assign(targets=[node.target], value=node.value))
+        return ast.copy_location(ast.Name(id=node.target.id, ctx=ast.Load()), node)
+
+    def _returns(self, value) -> list[ast.stmt]:
+        if isinstance(value, ast.IfExp):
+            return [ast.If(test=value.test, body=self._returns(value.body), orelse=[]),
+                    *self._returns(value.orelse)]
+        return [ast.Return(value=value)]
+
+    def _statements(self, statements: list) -> list:
+        out = []
+        for s in statements:
+            outer, self.hoisted = self.hoisted, []
+            s = self.visit(s)
+            out += self.hoisted
+            self.hoisted = outer
+            if isinstance(s, ast.Return) and isinstance(s.value, ast.IfExp):
+                out += self._returns(s.value)
+            elif s is not None:
+                out.append(s)
+        return out
+
+    def generic_visit(self, node):
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list) and value and all(isinstance(v, ast.stmt) for v in value):
+                setattr(node, name, self._statements(value))
+            elif isinstance(value, list):
+                setattr(node, name, [self.visit(v) if isinstance(v, ast.AST) else v for v in value])
+            elif isinstance(value, ast.AST):
+                setattr(node, name, self.visit(value))
+        return node
+
+
+def _normalised(source: str) -> ast.Module:
+    """``source``'s tree, canonical (``_Canonical``) and normalised (``_Normalise``); raises
+    what ``ast.parse`` and a too deep walk raise."""
+    return ast.fix_missing_locations(_Normalise().visit(_Canonical().visit(ast.parse(source))))
 
 
 class _Normalise(ast.NodeTransformer):
@@ -148,7 +227,7 @@ def read(source: str) -> Counter | None:
     if len(source) > MAX_SOURCE:
         return None
     try:
-        nodes = list(ast.walk(_Normalise().visit(ast.parse(source))))
+        nodes = list(ast.walk(_normalised(source)))
         out: Counter = Counter()
         for node in nodes:
             if not isinstance(node, (ast.Module, ast.expr_context)):
@@ -175,12 +254,54 @@ def score(a: Counter, b: Counter) -> float:
     return 2 * weight(a & b) / total if total else 0.0
 
 
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_LAYOUT = {tokenize.INDENT: "{", tokenize.DEDENT: "}"}
+_UNSEEN = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER}
+
+
+def _defs_sorted(tree: ast.Module) -> ast.Module:
+    """The functions and classes of each module and class body after its other statements,
+    in the order of their code: the order of definitions is no part of a token stream."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef)):
+            defs = [s for s in node.body if isinstance(s, DEFS)]
+            node.body = [s for s in node.body if not isinstance(s, DEFS)] + \
+                sorted(defs, key=ast.unparse)
+    return tree
+
+
+def tokens(source: str) -> tuple[str, ...]:
+    """``source``'s code in the form ``read`` compares (canonical, names as ``_``, constants
+    as their type, definitions sorted), printed back and split into tokens, blocks as ``{``
+    ``}``; empty when it cannot be read or has more than ``MAX_TOKENS``."""
+    if len(source) > MAX_SOURCE:
+        return ()
+    try:
+        text = ast.unparse(_defs_sorted(_normalised(source)))
+        out = tuple(_LAYOUT.get(t.type, t.string) for t in
+                    tokenize.generate_tokens(io.StringIO(text).readline) if t.type not in _UNSEEN)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, tokenize.TokenError):
+        return ()
+    return out if len(out) <= MAX_TOKENS else ()
+
+
+def in_order(a: tuple[str, ...], b: tuple[str, ...]) -> float:
+    """How alike two token streams are in order: difflib's ratio, 2·matched / (|a|+|b|), 0
+    to 1 (1: the same tokens in the same order); 0 where their lengths or their tokens as
+    multisets alone keep it under ``ORDER_WITH``."""
+    if not a or not b or 2 * min(len(a), len(b)) < ORDER_WITH * (len(a) + len(b)):
+        return 0.0
+    m = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return m.ratio() if m.quick_ratio() >= ORDER_WITH else 0.0
+
+
 @dataclass(frozen=True)
 class Match:
     score: float
     what: str  # what it matched: a reference's dotted path, the solution, a student
     how: str = "similar"  # "similar": Dice; "holds": the share of ``what`` the answer holds;
-    #                       "held": the share of the answer that ``what`` holds (a classmate)
+    #                       "held": the share of the answer that ``what`` holds (a classmate);
+    #                       "order": the token streams' ``in_order``
 
 
 def definitions(source: str) -> list[str]:
@@ -194,28 +315,31 @@ def definitions(source: str) -> list[str]:
                        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
 
 
-def known(source: str, shelf: Path | None = None) -> Counter:
-    """``fingerprint(source)``, read once per process, and once per grading run where
-    ``shelf`` (a folder only the grader writes: ``CACHE``) keeps what other jobs read: a
-    classmate's answer is compared in every other submission's job. Never change it."""
+def known(source: str, shelf: Path | None = None) -> tuple[Counter, tuple[str, ...]]:
+    """``(fingerprint(source), tokens(source))``, read once per process, and once per
+    grading run where ``shelf`` (a folder only the grader writes: ``CACHE``) keeps what
+    other jobs read: a classmate's answer is compared in every other submission's job.
+    Never change them."""
     if shelf is None:
         return _known(source)
     path = Path(shelf) / f"{hashlib.blake2b(source.encode(errors='surrogatepass'), digest_size=16).hexdigest()}.json"
     try:
-        return Counter(json.loads(path.read_text()))
+        fp, toks = json.loads(path.read_text())
+        return Counter(fp), tuple(toks)
     except (OSError, ValueError, TypeError):
-        fp = _known(source)
+        got = _known(source)
         part = path.with_name(f".{path.name}.{os.getpid()}")
         with contextlib.suppress(OSError):
-            part.write_text(json.dumps(fp))
+            part.write_text(json.dumps(got))
             os.replace(part, path)
-        return fp
+        return got
 
 
 @functools.lru_cache(maxsize=4096)
-def _known(source: str) -> Counter:
-    """A fingerprint read once per process (references, the release, classmates)."""
-    return fingerprint(source)
+def _known(source: str) -> tuple[Counter, tuple[str, ...]]:
+    """A fingerprint and a token stream read once per process (references, the release,
+    classmates)."""
+    return fingerprint(source), tokens(source)
 
 
 def best_match(answer: str, others: dict[str, str], given: str = "",
@@ -230,20 +354,32 @@ def best_match(answer: str, others: dict[str, str], given: str = "",
     answer the piece holds, each side at least ``PAIR_WEIGHT``: the one who copied a core
     and left the rest out is named as well as the one copied. None when nothing is big
     enough to judge. ``compiled``: sources the answer's code compiled while graded (strings
-    it ran with ``exec``, ``timeit``…): each is a unit too, and part of the whole answer."""
-    stub = known(given)
-    theirs = {label: known(source, shelf) - stub for label, source in others.items()}
+    it ran with ``exec``, ``timeit``…): each is a unit too, and part of the whole answer.
+    Each unit's token stream is also compared with each piece's (``in_order``): "order"
+    where it reaches ``ORDER``, or ``ORDER_WITH`` beside a subtree score of ``SHAPE_WITH``."""
+    stub = known(given)[0]
+    theirs = {label: known(source, shelf) for label, source in others.items()}
     defs = definitions(answer)
-    pieces = [fingerprint(unit) - stub for unit in defs + list(compiled)]
+    units = defs + list(compiled)
+    pieces = [fingerprint(unit) - stub for unit in units]
     whole = sum(pieces[len(defs):], pieces[0])  # the cell and what it compiled
-    found = [Match(round(score(mine, fp), 2), label) for mine in [whole, *pieces[1:]]
-             if weight(mine) >= MIN_WEIGHT for label, fp in theirs.items()]
-    for label, fp in theirs.items():  # containment: of the whole answer only
+    streams = [tokens(unit) if weight(mine) >= MIN_WEIGHT else () for unit, mine in zip(units, pieces)]
+    found = []
+    for label, (fp, stream) in theirs.items():
+        fp = fp - stub
         floor = PAIR_WEIGHT if label in pairs else MIN_WEIGHT
+        mine = [Match(round(score(m, fp), 2), label) for m in [whole, *pieces[1:]]
+                if weight(m) >= MIN_WEIGHT]
         if weight(fp) >= floor and (label not in pairs or weight(whole) >= floor):
-            found.append(Match(round(weight(whole & fp) / weight(fp), 2), label, "holds"))
+            mine.append(Match(round(weight(whole & fp) / weight(fp), 2), label, "holds"))
         if label in pairs and min(weight(whole), weight(fp)) >= floor:
-            found.append(Match(round(weight(whole & fp) / weight(whole), 2), label, "held"))
+            mine.append(Match(round(weight(whole & fp) / weight(whole), 2), label, "held"))
+        order = max((in_order(s, stream) for s in streams), default=0.0) \
+            if weight(fp) >= floor else 0.0
+        shape = max((m.score for m in mine), default=0.0)
+        if order >= ORDER or (order >= ORDER_WITH and shape >= SHAPE_WITH):
+            mine.append(Match(round(order, 2), label, "order"))
+        found += mine
     return max(found, key=lambda m: (m.score, m.how == "similar"), default=None)
 
 
@@ -251,7 +387,7 @@ def contained(mine: Counter, reference: str) -> float:
     """The share of ``reference``'s normalised syntax that the fingerprint ``mine`` holds, 0
     to 1 (code added around a copy, or inside it, does not lower it); 0 for a reference too
     small to judge."""
-    ref = known(reference)
+    ref = known(reference)[0]
     if weight(ref) < MIN_WEIGHT:
         return 0.0
     return weight(mine & ref) / weight(ref)
@@ -344,11 +480,14 @@ def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
 
 
 SAME = "the same code up to names, order and checks"
+IN_ORDER = "the same tokens in the same order but for a few, up to names"
 REASONS = {  # Match.how (" pair": against a classmate) -> the review's words
     "similar": "similar to {what} (score {score:.2f}: " + SAME + ")",
     "holds": "holds {score:.0%} of {what} (" + SAME + ", with code of its own around or inside it)",
     "holds pair": "{score:.0%} of {what} is in it (" + SAME + ": either may be the copy)",
-    "held pair": "{score:.0%} of it is in {what} (" + SAME + ": either may be the copy)"}
+    "held pair": "{score:.0%} of it is in {what} (" + SAME + ": either may be the copy)",
+    "order": "similar to {what} (score {score:.2f}: " + IN_ORDER + ")",
+    "order pair": "similar to {what} (score {score:.2f}: " + IN_ORDER + ": either may be the copy)"}
 
 
 # ---- in the autograde pipeline ------------------------------------------------------------

@@ -357,19 +357,19 @@ def test_a_child_cannot_change_the_next_childs_start():
 
 @pytest.mark.parametrize("name", ["redteam5/cell_copy", "redteam6/cell_deep",
                                   "redteam6/cell_split", "redteam7/class_wrap",
-                                  "redteam7/bool_const"] + [
-    pytest.param(f"redteam7/{n}", marks=pytest.mark.xfail(strict=True, reason=why)) for n, why in (
-        ("one_token", "'// 2' as '>> 1': Dice and held 0.76"),
-        ("zero_minus", "'0 - ' before each ceiling: 0.48"),
-        ("decorator_copy", "a lambda rewrite of the lab's code in a decorator: 0.52"),
-        ("assert_copy", "a lambda rewrite of the lab's code in an assert: 0.52"))])
+                                  "redteam7/bool_const", "redteam7/one_token",
+                                  "redteam7/zero_minus", "redteam7/decorator_copy",
+                                  "redteam7/assert_copy"])
 def test_a_copy_in_the_answer_cell_goes_to_review(name):
-    """A copy of the lab's ``bucket_of`` (ex03_2) in the answer cell, which the code watch
-    skips and the tripwire's digest misses once renamed, so only the similarity review can
-    see it: ``redteam5/cell_copy`` (locals renamed, its ``if`` turned round, beside a helper
-    of the cell's own: its definition alone scores 0.81 by Dice), ``redteam6/cell_deep``
-    (one line of huge syntactic weight inside it: Dice 0.0) and ``redteam6/cell_split`` (cut
-    in two: each piece under the Dice); the cell holds all of the lab's function."""
+    """A copy of the lab's code in the answer cell, which the code watch skips and the
+    tripwire's digest misses once renamed, so only the similarity review can see it:
+    ``redteam5/cell_copy`` (locals renamed, its ``if`` turned round, beside a helper of the
+    cell's own), ``redteam6/cell_deep`` (one line of huge syntactic weight inside it: Dice
+    0.0), ``redteam6/cell_split`` (cut in two: each piece under the Dice; the cell holds all
+    of ``bucket_of``), ``redteam7/one_token`` and ``zero_minus`` (one token changed or two
+    added: every subtree above them changes, the token stream hardly), ``decorator_copy``
+    and ``assert_copy`` (``kv_admission`` as one lambda, hidden in a decorator or an assert:
+    the canonical form makes it a function again)."""
     from labgrader import similarity
     case = hostile_cases.case(HOSTILE / f"{name}.py")
     refs = {case.target: {f"the lab's {r}": src

@@ -112,17 +112,13 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    "one_token": "redteam7: the lab's bucket_of with '// 2' as '>> 1' scores 0.76 (Dice and held), under 0.8",
-    "zero_minus": "redteam7: the lab's kv_admission with '0 - ' before each ceiling scores 0.48, under 0.8",
-    "decorator_copy": "redteam7: the lab's kv_admission rewritten as one lambda (in a decorator): 0.52",
-    "assert_copy": "redteam7: the lab's kv_admission rewritten as one lambda (in an assert): 0.52",
-}
+HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
-          "core_copier", "core_friend"}  # redteam5/6/7: the lab's code, renamed, cut in two,
-#  padded inside, wrapped in a class or with a constant's type changed, or a classmate's (run
-#  from a string, or its core alone: both sides named), in the answer cell itself: copying is
-#  a review flag with the score kept (the trainer decides), not a 0
+          "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
+          "assert_copy"}  # redteam5/6/7: the lab's code, renamed, cut in two, padded inside,
+#  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, or a
+#  classmate's (run from a string, or its core alone: both sides named), in the answer cell
+#  itself: copying is a review flag with the score kept (the trainer decides), not a 0
 RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
 
 

@@ -176,7 +176,7 @@ def test_the_class_can_be_named_apart_from_the_course(tmp_path):
         shutil.copytree(ROOT / folder / a, private / folder / a)
     release = nbformat.read(private / "notebooks" / a / f"{name}.ipynb", 4)
     ref = similarity.reference_sources("ex06_4")["labsupport.decoder.rules.grow_or_preempt"]
-    theirs = disguise(ref).replace("return False", "return False if True else None")
+    theirs = disguise(ref).replace("return False", "return len(running) < 0")  # dave's own
     nb = nbformat.from_dict(json.loads(json.dumps(release)))
     for c in nb.cells:
         if c.metadata.get("nbgrader", {}).get("grade_id") == "ex06_4":
@@ -231,3 +231,56 @@ def test_a_classmate_the_check_cannot_read_never_stops_the_others(tmp_path):
     assert "cannot be compared" in similarity.class_reviews(cfg, info("deep"),
                                                             {"ex06_4": "x = 1"})["ex06_4_test"]
     assert similarity.class_reviews(cfg, info("minus"), {"ex06_4": "grow_or_preempt = 1"}) == {}
+
+
+class _OneToken(ast.NodeTransformer):
+    """What a student hiding a copy from a syntax-tree fingerprint does: one operator of the
+    code changed for another that computes the same here (``a + b`` as ``a - -b``)."""
+
+    done = False
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if not self.done and isinstance(node.op, ast.Add):
+            self.done = True
+            return ast.BinOp(node.left, ast.Sub(), ast.UnaryOp(ast.USub(), node.right))
+        return node
+
+
+def _one_token(source: str) -> str | None:
+    edit = _OneToken()
+    out = ast.unparse(edit.visit(ast.parse(disguise(source))))
+    return out if edit.done else None
+
+
+@pytest.mark.parametrize("ex, label, source", [u for u in _reference_units() if _one_token(u[2])],
+                         ids=lambda v: str(v)[:40])
+def test_a_copy_with_one_token_changed_is_flagged(ex, label, source):
+    """Every ``+`` above a changed token gets another subtree digest (``redteam7/one_token``
+    took ``bucket_of`` to 0.76): the token stream still has the reference's tokens in order."""
+    copy = _one_token(source)
+    got = similarity.copy_reviews({ex: copy}, {ex: similarity.reference_sources(ex)}, {}, {})
+    assert ex in got and label in got[ex], got
+
+
+def test_the_canonical_form_makes_a_rewrite_as_one_expression_the_code_it_rewrites():
+    """A lambda is a function, a walrus an assignment, ``return a if c else b`` an ``if``."""
+    plain = ("def pick(xs, cap):\n    n = len(xs) * 2 + cap\n    if n > cap:\n        return 'big'\n"
+             "    return 'small' if n % 3 == 1 else 'odd'\n")
+    one = ("pick = lambda xs, cap: 'big' if (n := len(xs) * 2 + cap) > cap else "
+           "('small' if n % 3 == 1 else 'odd')\n")
+    hidden = f"assert ({one.strip().replace(' = ', ' := ', 1)})\n"
+    fp = similarity.fingerprint
+    assert similarity.score(fp(plain), fp(one)) == 1.0
+    assert similarity.score(fp(plain), fp(hidden)) == 1.0
+    assert similarity.in_order(similarity.tokens(plain), similarity.tokens(one)) > 0.9
+    other = "def pick(xs, cap):\n    return sorted(xs)[:cap] or [cap]\n"
+    assert similarity.in_order(similarity.tokens(plain), similarity.tokens(other)) < 0.5
+
+
+def test_the_token_stream_is_bounded():
+    """A huge answer is not compared as a token stream (difflib is quadratic at worst)."""
+    big = "def f(x):\n" + "    x = x + 1\n" * (similarity.MAX_TOKENS // 4)
+    assert similarity.tokens(big) == ()
+    assert similarity.tokens("def f(:\n") == ()
+    assert similarity.in_order(("a",) * 10, ("a",) * 30) == 0.0  # lengths alone: under
