@@ -51,6 +51,10 @@ def _scan(nodes, bound: set, read: set, imported: set) -> None:
     for node in nodes:
         if isinstance(node, ast.Name):
             (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            read.add(node.target.id)  # ``total += x`` reads ``total`` too
+            bound.add(node.target.id)
+            _scan([node.value], bound, read, imported)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for a in node.names:
                 if a.name == "*":
@@ -82,15 +86,27 @@ def _scan(nodes, bound: set, read: set, imported: set) -> None:
             _scan(ast.iter_child_nodes(node), bound, read, imported)
 
 
+SURE = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+        ast.Assign)  # a top-level statement of these kinds always binds its names
+
+
 def names(source: str) -> tuple[set[str], set[str], set[str]] | None:
     """A cell's module-level (bound, read, imported) names — a function's free names count
-    as read — or None when it must run whatever it binds."""
+    as read; a name the cell itself bound before, at its top level and unconditionally
+    (``import math`` above the code that uses it), does not — or None when it must run
+    whatever it binds."""
     tree = _tree(source)
     if tree is None:
         return None
-    bound, read, imported = set(), set(), set()
+    bound, read, imported, sure = set(), set(), set(), set()
     try:
-        _scan(tree.body, bound, read, imported)
+        for statement in tree.body:
+            b, r = set(), set()
+            _scan([statement], b, r, imported)
+            read |= r - sure
+            bound |= b
+            if isinstance(statement, SURE):
+                sure |= b
     except _Opaque:
         return None
     return bound, read - BUILTINS, imported

@@ -291,6 +291,8 @@ def in_order(a: tuple[str, ...], b: tuple[str, ...]) -> float:
     multisets alone keep it under ``ORDER_WITH``."""
     if not a or not b or 2 * min(len(a), len(b)) < ORDER_WITH * (len(a) + len(b)):
         return 0.0
+    if a == b:
+        return 1.0
     m = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return m.ratio() if m.quick_ratio() >= ORDER_WITH else 0.0
 
@@ -355,15 +357,17 @@ def best_match(answer: str, others: dict[str, str], given: str = "",
     and left the rest out is named as well as the one copied. None when nothing is big
     enough to judge. ``compiled``: sources the answer's code compiled while graded (strings
     it ran with ``exec``, ``timeit``…): each is a unit too, and part of the whole answer.
-    Each unit's token stream is also compared with each piece's (``in_order``): "order"
-    where it reaches ``ORDER``, or ``ORDER_WITH`` beside a subtree score of ``SHAPE_WITH``."""
+    Each unit's token stream is also compared with the token stream of each piece that its
+    syntax does not flag already (``in_order``): "order" where it reaches ``ORDER``, or
+    ``ORDER_WITH`` beside a subtree score of ``SHAPE_WITH``."""
     stub = known(given)[0]
     theirs = {label: known(source, shelf) for label, source in others.items()}
     defs = definitions(answer)
     units = defs + list(compiled)
     pieces = [fingerprint(unit) - stub for unit in units]
     whole = sum(pieces[len(defs):], pieces[0])  # the cell and what it compiled
-    streams = [tokens(unit) if weight(mine) >= MIN_WEIGHT else () for unit, mine in zip(units, pieces)]
+    judged = [k for k, mine in enumerate(pieces) if weight(mine) >= MIN_WEIGHT]
+    streams: dict[int, tuple] = {}  # unit -> its tokens, read when first needed
     found = []
     for label, (fp, stream) in theirs.items():
         fp = fp - stub
@@ -374,9 +378,13 @@ def best_match(answer: str, others: dict[str, str], given: str = "",
             mine.append(Match(round(weight(whole & fp) / weight(fp), 2), label, "holds"))
         if label in pairs and min(weight(whole), weight(fp)) >= floor:
             mine.append(Match(round(weight(whole & fp) / weight(whole), 2), label, "held"))
-        order = max((in_order(s, stream) for s in streams), default=0.0) \
-            if weight(fp) >= floor else 0.0
         shape = max((m.score for m in mine), default=0.0)
+        order = 0.0
+        if shape < THRESHOLD and weight(fp) >= floor:  # not flagged by its syntax already
+            for k in judged:
+                if k not in streams:
+                    streams[k] = tokens(units[k])
+            order = max((in_order(streams[k], stream) for k in judged), default=0.0)
         if order >= ORDER or (order >= ORDER_WITH and shape >= SHAPE_WITH):
             mine.append(Match(round(order, 2), label, "order"))
         found += mine
@@ -497,16 +505,39 @@ MAX_NOTEBOOK = 100 << 20  # bytes of a notebook the copy check reads at most (a 
 #                          flagged in its own job: it cannot hide from the class by size)
 
 
-def _code_cells(path: Path, ids) -> dict[str, str] | None:
+def _code_cells(path: Path, ids, shelf: Path | None = None) -> dict[str, str] | None:
     """grade_id -> the cell's Python, for the ids that appear exactly once in the notebook at
     ``path`` (read as plain JSON: a submission is data here, never run); None when it cannot
     be read (over ``MAX_NOTEBOOK``, not a notebook, nested too deep: whatever it holds, a
-    classmate's file never stops another student's grading)."""
-    from .cellcode import python_source
+    classmate's file never stops another student's grading). With ``shelf`` (``CACHE``),
+    read once per grading run: every job of the class reads every classmate."""
     try:
         if path.stat().st_size > MAX_NOTEBOOK:
             return None
-        cells = json.loads(path.read_text()).get("cells", [])
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if shelf is None:
+        return _cells_of(data, ids)
+    digest = hashlib.blake2b(data, digest_size=16)
+    digest.update("\0".join(sorted(map(str, ids))).encode(errors="surrogatepass"))
+    kept = Path(shelf) / f"cells-{digest.hexdigest()}.json"
+    try:
+        return json.loads(kept.read_text())
+    except (OSError, ValueError):
+        got = _cells_of(data, ids)
+        part = kept.with_name(f".{kept.name}.{os.getpid()}")
+        with contextlib.suppress(OSError, ValueError):
+            part.write_text(json.dumps(got))
+            os.replace(part, kept)
+        return got
+
+
+def _cells_of(data: bytes, ids) -> dict[str, str] | None:
+    """``_code_cells`` of a notebook's bytes."""
+    from .cellcode import python_source
+    try:
+        cells = json.loads(data).get("cells", [])
         found: dict[str, list[str]] = {}
         for c in cells if isinstance(cells, list) else []:
             meta = c.get("metadata") if isinstance(c, dict) else None
@@ -540,14 +571,16 @@ def class_reviews(config, info: dict, answers: dict[str, str],
     name = f"{info.get('notebook', '')}.ipynb"
     ids = set(answers)
     folder = lambda where, who=".": Path(cd.format_path(where, who, assignment)) / name  # noqa: E731
-    given = _code_cells(folder(cd.release_directory), ids) or {}
-    solution = _code_cells(folder(cd.source_directory), ids) or {}
+    section, key = CLASS.split(".")
+    shelf = config.get(section, {}).get(CACHE.split(".")[1]) or None
+    shelf = Path(shelf) if shelf else None
+    given = _code_cells(folder(cd.release_directory), ids, shelf) or {}
+    solution = _code_cells(folder(cd.source_directory), ids, shelf) or {}
     refs = {ex: {**{f"the lab's {r}": s for r, s in reference_sources(ex).items()},
                  **({"the instructors' solution": solution[ex]} if ex in solution else {})}
             for ex in ids}
-    section, key = CLASS.split(".")
     base = Path(config.get(section, {}).get(key) or Path(cd.root) / cd.submitted_directory)
-    found = {who: _code_cells(base / who / assignment / name, ids)
+    found = {who: _code_cells(base / who / assignment / name, ids, shelf)
              for who in sorted(p.name for p in base.iterdir() if p.is_dir())} \
         if base.is_dir() else {}
     # unreadable: no classmate to the others, and flagged in its own job
@@ -556,7 +589,5 @@ def class_reviews(config, info: dict, answers: dict[str, str],
         return {f"{ex}_test": "the notebook cannot be compared with the class (over "
                 f"{MAX_NOTEBOOK >> 20} MB, or not a notebook the copy check can read): look "
                 "at it yourself" for ex in ids}
-    shelf = config.get(section, {}).get(CACHE.split(".")[1]) or None
-    why = copy_reviews(answers, refs, classmates, given, Path(shelf) if shelf else None,
-                       compiled)
+    why = copy_reviews(answers, refs, classmates, given, shelf, compiled)
     return {f"{ex}_test": reason for ex, reason in why.items()}

@@ -184,12 +184,18 @@ def rebuild(folder: Path, was: str, ex: str, root: Path) -> Path:
 def snapshot(folder: Path) -> dict[str, tuple]:
     """Every file and folder under ``folder`` (itself included): inode, change time (ns),
     size and mode, without following links."""
-    out = {}
-    for base, dirs, files in os.walk(folder):
-        for name in ("", *dirs, *files):
-            path = os.path.join(base, name) if name else base
-            st = os.lstat(path)
-            out[os.path.relpath(path, folder)] = (st.st_ino, st.st_ctime_ns, st.st_size, st.st_mode)
+    st = os.lstat(folder)
+    out = {".": (st.st_ino, st.st_ctime_ns, st.st_size, st.st_mode)}
+    todo = [(os.fspath(folder), "")]
+    while todo:  # os.scandir: one directory read, one lstat per entry (os.walk: two)
+        path, rel = todo.pop()
+        with os.scandir(path) as entries:
+            for e in entries:
+                st = e.stat(follow_symlinks=False)
+                name = rel + e.name
+                out[name] = (st.st_ino, st.st_ctime_ns, st.st_size, st.st_mode)
+                if e.is_dir(follow_symlinks=False):
+                    todo.append((e.path, name + "/"))
     return out
 
 

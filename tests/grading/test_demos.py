@@ -61,7 +61,9 @@ def test_unreadable_cells_always_run():
 def test_names_sees_free_variables_of_functions():
     bound, read, imported = names("import numpy as np\ndef h(a, b=LIMIT):\n    return np.clip(a, 0, TOP)")
     assert {"np", "h"} <= bound and imported == {"np"}
-    assert {"LIMIT", "TOP", "np"} <= read and "a" not in read and "clip" not in read
+    assert {"LIMIT", "TOP"} <= read and "a" not in read and "clip" not in read
+    assert "np" not in read  # the cell imported it first
+    assert "np" in names("def h(a):\n    return np.clip(a, 0, 1)")[1]
 
 
 def test_the_solutions_keep_their_graded_inputs():
@@ -92,3 +94,18 @@ def test_a_cell_that_changes_module_state_runs():
              ("y = 1", "answer"), ("assert y == 1", "test"))
     assert demo_cells(nb) == {0, 1}
     assert effects("def f():\n    np.random.seed(0)") == set()
+
+
+def test_a_name_the_cell_binds_before_it_reads_it_needs_no_earlier_cell():
+    """``import math`` at the top of an answer: the demo that imported math before need not
+    run; ``total += 1`` reads ``total``, so the cell that bound it must."""
+    nb = _nb(("import math\nslow = sum(range(10**6))", None),
+             ("import math\ndef f(x):\n    return math.ceil(x)", "answer"),
+             ("assert f(0.5) == 1", "test"))
+    assert demo_cells(nb) == {0}
+    nb = _nb(("total = 1", None), ("total += 1", "answer"), ("assert total == 2", "test"))
+    assert demo_cells(nb) == set()
+    nb = _nb(("import math", None), ("def f():\n    return math.pi\nimport math", "answer"),
+             ("assert f() > 3", "test"))
+    assert demo_cells(nb) == set()  # read before the cell's own import: the earlier one counts
+    assert "math" in names("if x:\n    import math\nmath.pi")[1]  # bound only maybe
