@@ -31,6 +31,7 @@ class Roles:
     tests: dict[str, str]                   # test id -> its source from the gradebook
     lab: set[str]                           # stripped sources of the lab's own code cells
     at: dict[str, int] = field(default_factory=dict)        # answer id -> its cell's index
+    stubs: dict[str, str] = field(default_factory=dict)     # answer id -> the release's cell, stripped
     problems: dict[str, str] = field(default_factory=dict)  # answer id -> why it fails closed
 
     def answer_of(self, index: int) -> str | None:
@@ -53,20 +54,24 @@ def _gradebook(info: dict) -> tuple[list[str], dict[str, str], set[str]]:
     return answers, tests, lab
 
 
-def _files(config, info: dict) -> tuple[set[str], Path | None]:
-    """The lab's code cells in the release and source notebooks, and the submitted file."""
+def _files(config, info: dict) -> tuple[set[str], dict[str, str], Path | None]:
+    """The lab's code cells in the release and source notebooks, the release's answer cells
+    (grade id -> stripped source: the stubs) and the submitted file."""
     from nbgrader.coursedir import CourseDirectory
     cd = CourseDirectory(config=config)
     name = f"{info.get('notebook', '')}.ipynb"
-    known = set()
+    known, stubs = set(), {}
     for folder in (cd.release_directory, cd.source_directory):
         path = Path(cd.root) / folder / info.get("assignment", "") / name
         if path.is_file():
-            known |= {c.source.strip() for c in nbformat.read(path, 4).cells
-                      if c.cell_type == "code" and not _nbg(c).get("solution")}
+            cells = [c for c in nbformat.read(path, 4).cells if c.cell_type == "code"]
+            known |= {c.source.strip() for c in cells if not _nbg(c).get("solution")}
+            if folder == cd.release_directory:
+                stubs = {_nbg(c)["grade_id"]: c.source.strip() for c in cells
+                         if _nbg(c).get("solution") and _nbg(c).get("grade_id")}
     submitted = Path(cd.format_path(cd.submitted_directory, info.get("student", ""),
                                     info.get("assignment", ""))) / name
-    return known, submitted if submitted.is_file() else None
+    return known, stubs, submitted if submitted.is_file() else None
 
 
 def _submitted_ids(path: Path | None) -> dict[str, int] | None:
@@ -89,8 +94,8 @@ def roles(nb, resources: dict, config) -> Roles:
     """The roles of ``nb``'s cells (``resources["nbgrader"]`` names the notebook)."""
     info = resources.get("nbgrader", {})
     answers, tests, lab = _gradebook(info)
-    known, submitted = _files(config, info)
-    out = Roles(answers, tests, lab | known)
+    known, stubs, submitted = _files(config, info)
+    out = Roles(answers, tests, lab | known, stubs=stubs)
     counts = _submitted_ids(submitted)
     for aid in answers:
         here = [i for i, c in enumerate(nb.cells)

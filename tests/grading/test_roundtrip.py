@@ -209,6 +209,14 @@ def test_round_trip(tmp_path):
         scores = {(s.student.id, s.assignment.name): s.score
                   for a in assignments for s in gb.assignment_submissions(a)}
 
+    # an answer cell left as released is not run by the judge: its stub fails alone
+    for a in assignments:
+        for name in src[a]:
+            graded = nbformat.read(course._dir("autograded") / "blank" / a / f"{name}.ipynb", 4)
+            errors = {_nbg(c)["grade_id"]: [o.get("ename") for o in c.outputs]
+                      for c in graded.cells if c.cell_type == "code" and _nbg(c).get("grade")}
+            assert errors and all(e == ["NotAnswered"] for e in errors.values()), (a, errors)
+
     # --- feedback: generated; no hidden test, no answer -------------------------------
     assert course.feedback()
     html_of = {p.relative_to(course_root / "autograde" / "feedback").parts[0:2]: _text(p)
