@@ -117,3 +117,20 @@ def python_source(source: str) -> str:
         return ast.unparse(tree) if tree is not None else source
     except (RecursionError, MemoryError):
         return source
+
+
+def without_magics(source: str) -> str:
+    """``source`` with every line that starts with ``%`` or ``!`` blanked (line numbers
+    kept): the trusted pass runs a cell's Python, never a magic."""
+    return "\n".join("" if re.match(r"\s*[%!]", line) else line for line in source.splitlines())
+
+
+def run_cell(source: str, ns: dict, name: str) -> None:
+    """Run a cell's code (``without_magics``) in the namespace ``ns`` as ``name``, top-level
+    ``await`` included."""
+    import asyncio
+    import inspect
+    code = compile(without_magics(source), name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    result = eval(code, ns)  # noqa: S307 - the code under grading, in a throw-away child
+    if inspect.iscoroutine(result):
+        asyncio.run(result)

@@ -138,7 +138,7 @@ def _template(ctl: socket.socket, setup: dict) -> None:
     for n in (0, 1, 2):
         os.dup2(null, n)
     from labsupport.exercises import guard, plain  # noqa: F401 - imported once, for every child
-    from . import codewatch, syscalls, tape, trusted, tripwire, wire  # noqa: F401
+    from . import tape, tripwire, wire  # noqa: F401
     from .fingerprint import fingerprint
     in_use = guard.__file__.startswith((view, genuine if private else view))
     base = fingerprint()  # each child's "before", but for what its set-up changes
@@ -177,7 +177,7 @@ def _item(chan: int, roots: tuple[str, ...], private: bool, base: dict) -> None:
     from .fingerprint import changed, fingerprint
     from .tape import Tape
     from . import codewatch
-    from .trusted import _python, run_cell
+    from .cellcode import run_cell, without_magics
     ex = job["ex"]
     for name in job["imports"]:
         try:
@@ -197,7 +197,7 @@ def _item(chan: int, roots: tuple[str, ...], private: bool, base: dict) -> None:
         _drop_capabilities()  # none over the template's namespace: its memory stays its own
     syscalls.load(chan)  # from here on the kernel stops a new process or a moved channel
     watch_tracing(chan, guard, tripwire)
-    codewatch.install(chan, roots, _python(job["answer"]), guard.Tampered)
+    codewatch.install(chan, roots, without_magics(job["answer"]), guard.Tampered)
     wire_.cover_raw_threads()
     before = fingerprint(reuse=base, again=(guard.__name__,))  # set_grading: its context
     ns: dict = {"__name__": "__main__"}
@@ -309,7 +309,7 @@ def main() -> int:
             __import__(name)
         except Exception:  # noqa: BLE001 - an item that needs it reports it
             pass
-    from . import syscalls
+    from . import cellcode, codewatch, syscalls  # noqa: F401 - the grader's, no lab in them
     syscalls.prepare()  # looks up its libraries with ldconfig (a new process): once, here
     ctl.sendall(json.dumps(READY).encode())
     template: Template | None = None

@@ -20,14 +20,11 @@ value; the key itself stays in ``pipeline.TrustedChecks``.
 from __future__ import annotations
 
 import ast
-import asyncio
 import contextlib
 import importlib
-import inspect
 import json
 import pickle
 import os
-import re
 import select
 import shutil
 import signal
@@ -44,6 +41,7 @@ from typing import Callable
 from labsupport.exercises.partial import PartialScore, share as partial_share
 
 from . import codewatch, syscalls
+from .cellcode import run_cell, without_magics
 
 
 @dataclass(frozen=True)
@@ -62,22 +60,11 @@ def check_module(answer_id: str) -> str | None:
     return entry.check_module if entry else None
 
 
-def _python(source: str) -> str:
-    return "\n".join("" if re.match(r"\s*[%!]", line) else line for line in source.splitlines())
-
-
-def run_cell(source: str, ns: dict, name: str) -> None:
-    code = compile(_python(source), name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    result = eval(code, ns)  # noqa: S307 - the code under grading, in a throw-away child
-    if inspect.iscoroutine(result):
-        asyncio.run(result)
-
-
 def test_names(test: str) -> list[str]:
     """The names a test cell reads (a check's call reads the check and the student's answer,
     e.g. ``Batcher``)."""
     try:
-        tree = ast.parse(_python(test))
+        tree = ast.parse(without_magics(test))
     except SyntaxError:
         return []
     return sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
@@ -274,7 +261,7 @@ def imported_modules(source: str) -> list[str]:
     """The modules a cell imports (``import a.b``, ``from a.b import c``) that the helper may
     import before forking: the lab's and a few standard ones, never a student's choice."""
     try:
-        tree = ast.parse(_python(source))
+        tree = ast.parse(without_magics(source))
     except SyntaxError:
         return []
     names = []
