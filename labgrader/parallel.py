@@ -337,7 +337,9 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
 
 
 def _worker(spec: dict) -> int:
+    from . import seal
     from .course import Course, course_config
+    seal.session(spec["root"], compiled=True)  # before any kernel; the parent compiled the package
     course = Course(course_config(spec["root"], **spec["overrides"]))
     try:
         return 0 if course._run(f"autograde {spec['assignment']} {spec['student']}",
