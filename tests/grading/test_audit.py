@@ -46,7 +46,7 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "decorator_copy", "assert_copy", "core_copier", "core_friend",
                # hostile/redteam8: plain code (copies with copier edits, an honest answer)
                "mask_temps", "kv_commute", "kv_helper", "admit_reorder", "prefix_swap",
-               "roof_core", "mate_step", "honest_grow", "review_slow",
+               "roof_core", "mate_step", "honest_grow", "review_slow", "speed_inline",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (kernel_messages.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",
@@ -366,7 +366,7 @@ def test_a_child_cannot_change_the_next_childs_start():
                                   *(pytest.param(f"redteam8/{n}", marks=pytest.mark.xfail(
                                       strict=True, reason="redteam8 hole: copier edits (README)"))
                                     for n in ("mask_temps", "kv_commute", "kv_helper",
-                                              "admit_reorder", "roof_core"))])
+                                              "admit_reorder", "roof_core", "speed_inline"))])
 def test_a_copy_in_the_answer_cell_goes_to_review(name):
     """A copy of the lab's code in the answer cell, which the code watch skips and the
     tripwire's digest misses once renamed, so only the similarity review can see it:
