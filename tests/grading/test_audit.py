@@ -47,6 +47,7 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/redteam8: plain code (copies with copier edits, an honest answer)
                "mask_temps", "kv_commute", "kv_helper", "admit_reorder", "prefix_swap",
                "roof_core", "mate_step", "honest_grow", "review_slow", "speed_inline",
+               "timeit_padded",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (kernel_messages.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",

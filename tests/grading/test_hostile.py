@@ -120,6 +120,7 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     "roof_core": "redteam8: the lab's crossover_batch without its checks, 2.0 moved: too short for the order check (Dice 0.54)",
     "kv_helper": "redteam8: the lab's kv_admission with its ceiling division pulled out into a helper (order 0.89, syntax 0.42)",
     "speed_inline": "redteam8: the lab's speedup_ref with its nested helper inlined for each run (order 0.54, syntax 0.44)",
+    "timeit_padded": "redteam8: redteam7's timeit_classmate after 264,000 characters of plain code compiled: the judge keeps 200,000 for the review (CopyCheck.KEPT)",
     "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)",
     "honest_grow": "redteam8: an honest grow_or_preempt flagged 'similar to the lab's' (Dice 0.80): a false accusation"}
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
