@@ -44,6 +44,10 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "bool_const", "child_mem", "child_disk", "child_fds", "child_threads",
                "child_output", "deep_return", "timeit_reference", "frame_classmates",
                "decorator_copy", "assert_copy", "core_copier", "core_friend",
+               # hostile/redteam8: plain code (copies with copier edits, an honest answer)
+               "mask_temps", "kv_commute", "kv_helper", "admit_reorder", "prefix_swap",
+               "roof_core", "mate_step", "honest_grow", "review_slow", "speed_inline",
+               "timeit_padded",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (kernel_messages.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",
@@ -359,7 +363,11 @@ def test_a_child_cannot_change_the_next_childs_start():
                                   "redteam6/cell_split", "redteam7/class_wrap",
                                   "redteam7/bool_const", "redteam7/one_token",
                                   "redteam7/zero_minus", "redteam7/decorator_copy",
-                                  "redteam7/assert_copy"])
+                                  "redteam7/assert_copy",
+                                  *(pytest.param(f"redteam8/{n}", marks=pytest.mark.xfail(
+                                      strict=True, reason="redteam8 hole: copier edits (README)"))
+                                    for n in ("mask_temps", "kv_commute", "kv_helper",
+                                              "admit_reorder", "roof_core", "speed_inline"))])
 def test_a_copy_in_the_answer_cell_goes_to_review(name):
     """A copy of the lab's code in the answer cell, which the code watch skips and the
     tripwire's digest misses once renamed, so only the similarity review can see it:

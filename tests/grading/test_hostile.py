@@ -112,10 +112,20 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+    # redteam8: copier edits that move each measure under its line (subtrees < 0.7, tokens < 0.9)
+    "mask_temps": "redteam8: the lab's packed_mask with a bound named, a sum commuted, an update split (order 0.86, syntax 0.63)",
+    "kv_commute": "redteam8: the lab's kv_admission with a sum commuted, comparisons turned, a value named (order 0.86, syntax 0.58)",
+    "admit_reorder": "redteam8: the lab's admit_waiting with conditions and two statement pairs reordered (order 0.85, syntax 0.56)",
+    "roof_core": "redteam8: the lab's crossover_batch without its checks, 2.0 moved: too short for the order check (Dice 0.54)",
+    "kv_helper": "redteam8: the lab's kv_admission with its ceiling division pulled out into a helper (order 0.89, syntax 0.42)",
+    "speed_inline": "redteam8: the lab's speedup_ref with its nested helper inlined for each run (order 0.54, syntax 0.44)",
+    "timeit_padded": "redteam8: redteam7's timeit_classmate after 264,000 characters of plain code compiled: the judge keeps 200,000 for the review (CopyCheck.KEPT)",
+    "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)",
+    "honest_grow": "redteam8: an honest grow_or_preempt flagged 'similar to the lab's' (Dice 0.80): a false accusation"}
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
-          "assert_copy"}  # redteam5/6/7: the lab's code, renamed, cut in two, padded inside,
+          "assert_copy", "prefix_swap"}  # redteam5/6/7/8: the lab's code, renamed, cut in two, padded inside,
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, or a
 #  classmate's (run from a string, or its core alone: both sides named), in the answer cell
 #  itself: copying is a review flag with the score kept (the trainer decides), not a 0
@@ -181,6 +191,8 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     #  value too deep to record: they earn nothing, the checks see only wrong values
                     "frame_classmates",  # redteam7: a wrong fragment that earns nothing (what it does
                     #                      to the classmates it frames is in its README)
+                    "review_slow",  # redteam8: a wrong answer that costs the class review minutes
+                    #                 (a denial of service: no time limit there, README); earns nothing
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the
 #                                       kernel's own (flagged today only as its cell fails alone)
 UNREADABLE = {"garbage_frames", "malformed_content", "error_reply", "forged_reply",
