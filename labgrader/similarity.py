@@ -41,6 +41,7 @@ import hashlib
 import io
 import json
 import os
+import time
 import tokenize
 from collections import Counter
 from dataclasses import dataclass
@@ -48,11 +49,14 @@ from pathlib import Path
 
 THRESHOLD = 0.8     # Dice score from which an answer goes to review
 MIN_NODES = 4       # smaller subtrees (a name, a constant) say nothing
-MIN_WEIGHT = 40     # answers smaller than this (summed subtree sizes) are never flagged
+MIN_WEIGHT = 60     # smaller answers and pieces (summed subtree sizes) are never compared: an honest
+#                     answer to a smaller exercise is its reference (redteam8 honest_grow, 47)
 PAIR_WEIGHT = 80    # two classmates' answers are scored by containment from this weight each
 ORDER = 0.9         # token streams this alike: a copy with a few tokens edited (honest: <= 0.80)
 ORDER_WITH, SHAPE_WITH = 0.8, 0.7  # both this alike: a copy rewritten in part (honest: 0.80, 0.37)
-MAX_TOKENS = 5000   # an answer unit longer than this is not compared as a token stream
+MAX_TOKENS = 2500   # a unit longer is not compared as a token stream (the lab's longest: 1754)
+MAX_UNITS = 40      # definitions of one answer compared on their own, the outermost first
+REVIEW_S = 60.0     # seconds the copy check spends on one notebook at most (then: look yourself)
 MAX_SOURCE = 100_000  # characters of one answer that are parsed at most
 BUILTINS = frozenset(dir(builtins))
 
@@ -199,8 +203,12 @@ class _Normalise(ast.NodeTransformer):
 STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers")
 
 
-def _shape(node: ast.AST) -> tuple[str, int]:
-    """(a digest of ``node`` without its statement bodies, its number of nodes)."""
+def _shape(node: ast.AST, memo: dict) -> tuple[str, int]:
+    """(a digest of ``node`` without its statement bodies, its number of nodes); ``memo``
+    (id of a node -> its shape) makes a tree's shapes one walk, not one per node."""
+    got = memo.get(id(node))
+    if got is not None:
+        return got
     fields, size = [], 1
     for name, value in ast.iter_fields(node):
         if (name in STATEMENT_LISTS and isinstance(value, list)) or \
@@ -210,14 +218,15 @@ def _shape(node: ast.AST) -> tuple[str, int]:
         parts = []
         for item in items:
             if isinstance(item, ast.AST):
-                digest, n = _shape(item)
+                digest, n = _shape(item, memo)
                 parts.append(digest)
                 size += n
             else:
                 parts.append(repr(item))
         fields.append(f"{name}=[{','.join(parts)}]")
     text = f"{type(node).__name__}({';'.join(fields)})"
-    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest(), size
+    memo[id(node)] = got = hashlib.blake2b(text.encode(), digest_size=8).hexdigest(), size
+    return got
 
 
 def read(source: str) -> Counter | None:
@@ -229,9 +238,10 @@ def read(source: str) -> Counter | None:
     try:
         nodes = list(ast.walk(_normalised(source)))
         out: Counter = Counter()
+        memo: dict = {}
         for node in nodes:
             if not isinstance(node, (ast.Module, ast.expr_context)):
-                digest, size = _shape(node)
+                digest, size = _shape(node, memo)
                 if size >= MIN_NODES:
                     out[digest] += size
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -307,14 +317,22 @@ class Match:
 
 
 def definitions(source: str) -> list[str]:
-    """``source`` and the source of each function and class defined in it, at any depth
-    (a copy beside code of the student's own is still a copy)."""
+    """``source`` and the source of each function and class defined in it, at any depth, the
+    outermost first, ``MAX_UNITS`` and twice the source's length at most (a copy beside code
+    of the student's own is still a copy; one past that is still held by the whole answer)."""
     try:
         tree = ast.parse(source[:MAX_SOURCE])
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return [source]
-    return [source] + [ast.get_source_segment(source, n) or "" for n in ast.walk(tree)
-                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    lines = source[:MAX_SOURCE].splitlines(keepends=True)
+    out, left = [source], 2 * len(source)  # nested definitions: each holds the next ones
+    for node in (n for n in ast.walk(tree) if isinstance(n, DEFS)):
+        unit = _segment(lines, node)
+        left -= len(unit)
+        if left < 0 or len(out) > MAX_UNITS:
+            break
+        out.append(unit)
+    return out
 
 
 def known(source: str, shelf: Path | None = None) -> tuple[Counter, tuple[str, ...]]:
@@ -344,9 +362,13 @@ def _known(source: str) -> tuple[Counter, tuple[str, ...]]:
     return fingerprint(source), tokens(source)
 
 
+class OutOfTime(Exception):
+    """The copy check's time for one notebook (``REVIEW_S``) is spent."""
+
+
 def best_match(answer: str, others: dict[str, str], given: str = "",
                shelf: Path | None = None, pairs: frozenset = frozenset(),
-               compiled: list[str] = ()) -> Match | None:
+               compiled: list[str] = (), deadline: float | None = None) -> Match | None:
     """The piece of ``others`` (label -> source) ``answer`` is most like, once what the
     release ``given`` everyone is taken out: by Dice, the answer as a whole or one of its
     definitions against each piece; and by how much of each piece (of at least
@@ -359,17 +381,28 @@ def best_match(answer: str, others: dict[str, str], given: str = "",
     it ran with ``exec``, ``timeit``…): each is a unit too, and part of the whole answer.
     Each unit's token stream is also compared with the token stream of each piece that its
     syntax does not flag already (``in_order``): "order" where it reaches ``ORDER``, or
-    ``ORDER_WITH`` beside a subtree score of ``SHAPE_WITH``."""
+    ``ORDER_WITH`` beside a subtree score of ``SHAPE_WITH``. ``OutOfTime`` past
+    ``deadline`` (``time.monotonic``)."""
+    def in_time() -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise OutOfTime
     stub = known(given)[0]
-    theirs = {label: known(source, shelf) for label, source in others.items()}
+    theirs = {}
+    for label, source in others.items():
+        in_time()
+        theirs[label] = known(source, shelf)
     defs = definitions(answer)
     units = defs + list(compiled)
-    pieces = [fingerprint(unit) - stub for unit in units]
+    pieces = []
+    for unit in units:
+        in_time()
+        pieces.append(fingerprint(unit) - stub)
     whole = sum(pieces[len(defs):], pieces[0])  # the cell and what it compiled
     judged = [k for k, mine in enumerate(pieces) if weight(mine) >= MIN_WEIGHT]
     streams: dict[int, tuple] = {}  # unit -> its tokens, read when first needed
     found = []
     for label, (fp, stream) in theirs.items():
+        in_time()
         fp = fp - stub
         floor = PAIR_WEIGHT if label in pairs else MIN_WEIGHT
         mine = [Match(round(score(m, fp), 2), label) for m in [whole, *pieces[1:]]
@@ -383,8 +416,12 @@ def best_match(answer: str, others: dict[str, str], given: str = "",
         if shape < THRESHOLD and weight(fp) >= floor:  # not flagged by its syntax already
             for k in judged:
                 if k not in streams:
+                    in_time()
                     streams[k] = tokens(units[k])
-            order = max((in_order(streams[k], stream) for k in judged), default=0.0)
+            order = 0.0
+            for k in judged:
+                in_time()
+                order = max(order, in_order(streams[k], stream))
         if order >= ORDER or (order >= ORDER_WITH and shape >= SHAPE_WITH):
             mine.append(Match(round(order, 2), label, "order"))
         found += mine
@@ -466,20 +503,30 @@ def reference_sources(exercise: str) -> dict[str, str]:
 def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
                  classmates: dict[str, dict[str, str]], given: dict[str, str],
                  shelf: Path | None = None,
-                 compiled: dict[str, list[str]] | None = None) -> dict[str, str]:
+                 compiled: dict[str, list[str]] | None = None,
+                 budget_s: float = REVIEW_S) -> dict[str, str]:
     """exercise id -> why a trainer should look, for each answer (id -> source) that scores
     ≥ ``THRESHOLD`` against its ``references`` (id -> label -> source: the lab's code, the
     solution) or a classmate's answer (student -> id -> source); ``given`` is the release's
-    cell of each id."""
+    cell of each id. What is not compared within ``budget_s`` seconds is flagged as such (an
+    answer built to make the comparison slow costs its own notebook that much at most)."""
     out = {}
+    deadline = time.monotonic() + budget_s
     for ex, source in answers.items():
         mates = {f"student {who}'s answer": cells[ex] for who, cells in classmates.items()
                  if ex in cells}
-        if read(source) is None:
-            out[ex] = "too long or too deeply nested for the copy check to read"
+        try:
+            if time.monotonic() > deadline:
+                raise OutOfTime
+            if read(source) is None:
+                out[ex] = "too long or too deeply nested for the copy check to read"
+                continue
+            match = best_match(source, {**references.get(ex, {}), **mates}, given.get(ex, ""),
+                               shelf, frozenset(mates), (compiled or {}).get(ex, []), deadline)
+        except OutOfTime:
+            out[ex] = (f"the copy check ran out of time ({budget_s:g} s for the notebook) before "
+                       "it compared this answer with everything: look at it yourself")
             continue
-        match = best_match(source, {**references.get(ex, {}), **mates}, given.get(ex, ""),
-                           shelf, frozenset(mates), (compiled or {}).get(ex, []))
         if match is not None and match.score >= THRESHOLD:
             how = match.how if match.how == "similar" or match.what not in mates else \
                 f"{match.how} pair"

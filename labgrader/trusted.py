@@ -340,10 +340,10 @@ class CopyCheck:
     Python may have read it (UTF-8, and the encoding its coding line names: a ``str`` is
     compiled ignoring it), scored alone and together with what the item compiled before
     (a copy cut in pieces); a copy of one of the exercise's references ends the item as
-    "reference", code the judge cannot read (no reading parses, too deep to walk) as
-    tampering."""
+    "reference", code the judge cannot read (no reading parses, too deep to walk) or more of
+    it than the review compares (``KEPT``) as tampering."""
 
-    KEPT = 200_000  # characters of compiled sources kept for the review, per item
+    KEPT = 200_000  # characters of compiled sources the review compares, per item (the solutions: 563 at most)
 
     def __init__(self, ex: str):
         from collections import Counter
@@ -366,10 +366,13 @@ class CopyCheck:
                 continue
             if fp is not None and fp not in readings:
                 readings.append(fp)
-                if len(readings) == 1 and sum(map(len, self.sources)) < self.KEPT:
+                if len(readings) == 1:
                     self.sources.append(text)
         if not readings:
             raise Stop("tampered", "compiled code the judge cannot read while graded")
+        if sum(map(len, self.sources)) > self.KEPT:  # a copy could hide behind the rest
+            raise Stop("tampered", f"compiled more than {self.KEPT:,} characters of code while "
+                                   "graded: more than the copy check compares")
         for fp in readings:
             self.seen += fp
         for what in [*readings, self.seen]:

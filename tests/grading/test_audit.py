@@ -408,3 +408,14 @@ def test_a_classmates_copy_names_both_sides_and_code_run_from_a_string_is_compar
     why = similarity.copy_reviews({"ex06_1": item.answer}, refs, {}, {}, None,
                                   {"ex06_1": compiled["ex06_1_test"]})
     assert "the instructors' solution" in why.get("ex06_1", ""), why
+
+
+def test_more_compiled_code_than_the_review_compares_is_tampering():
+    """``redteam8/timeit_padded`` compiled 264,000 characters of filler before a classmate's
+    answer, past what the judge keeps for the review: the item ends as tampering."""
+    check = trusted.CopyCheck("ex06_1")
+    chunk = "".join(f"x{k} = {k}\n" for k in range(2000)).encode()  # ~20,000 characters
+    with pytest.raises(trusted.Stop) as stop:
+        for _ in range(trusted.CopyCheck.KEPT // len(chunk) + 2):
+            check(chunk)
+    assert stop.value.args[0] == "tampered" and "more than" in stop.value.args[1]

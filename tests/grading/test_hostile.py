@@ -120,9 +120,9 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     "roof_core": "redteam8: the lab's crossover_batch without its checks, 2.0 moved: too short for the order check (Dice 0.54)",
     "kv_helper": "redteam8: the lab's kv_admission with its ceiling division pulled out into a helper (order 0.89, syntax 0.42)",
     "speed_inline": "redteam8: the lab's speedup_ref with its nested helper inlined for each run (order 0.54, syntax 0.44)",
-    "timeit_padded": "redteam8: redteam7's timeit_classmate after 264,000 characters of plain code compiled: the judge keeps 200,000 for the review (CopyCheck.KEPT)",
-    "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)",
-    "honest_grow": "redteam8: an honest grow_or_preempt flagged 'similar to the lab's' (Dice 0.80): a false accusation"}
+    "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)"}
+HONEST = {"honest_grow"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
+#                          lab's reference, both under MIN_WEIGHT now): full points, no flag
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
           "assert_copy", "prefix_swap"}  # redteam5/6/7/8: the lab's code, renamed, cut in two, padded inside,
@@ -144,6 +144,9 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
     flagged, grades, comments = rows[name]
     attacked = f"{c.target}_test"
     tests = {g: v for g, v in grades.items() if g.endswith("_test")}
+    if name in HONEST:
+        assert not flagged and tests[attacked][0] == tests[attacked][1], (name, tests, comments)
+        return
     if name in COPIES:  # a copy in the answer cell: a review flag, its checks' score kept
         why = comments.get(c.target, "")
         assert flagged and any(w in why for w in ("similar to ", "holds ", "copy check",
@@ -202,7 +205,7 @@ UNREADABLE = {"garbage_frames", "malformed_content", "error_reply", "forged_repl
 
 def test_which_attacks_are_flagged(graded):
     cases, rows, _, _, _ = graded
-    unflagged = {name for name in cases if not rows[name][0]} - set(HOLES)  # HOLES: xfail above
+    unflagged = {name for name in cases if not rows[name][0]} - set(HOLES) - HONEST  # HOLES: xfail above
     print("scored 0 without a flag:", sorted(unflagged))
     assert unflagged <= EXPECT_UNFLAGGED, sorted(unflagged - EXPECT_UNFLAGGED)
     for name in {"meta_dropped", "meta_duplicate"} & set(cases):
