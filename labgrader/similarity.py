@@ -70,8 +70,8 @@ def _runs_code(node: ast.AST) -> bool:
 class _Canonical(ast.NodeTransformer):
     """One way to write the same code: a lambda becomes a function of its own (at the end of
     the module), a walrus an assignment before the statement it is in (a lambda's: first in
-    its function), and ``return a if c
-    else b`` becomes ``if c: return a`` then ``return b`` (so does a lambda's body)."""
+    its function), and ``return a if c else b`` becomes ``if c: return a`` then ``return b``
+    (so does a lambda's body)."""
 
     def __init__(self):
         self.defs: list[ast.stmt] = []
@@ -342,14 +342,20 @@ def known(source: str, shelf: Path | None = None) -> tuple[Counter, tuple[str, .
     Never change them."""
     if shelf is None:
         return _known(source)
-    path = Path(shelf) / f"{hashlib.blake2b(source.encode(errors='surrogatepass'), digest_size=16).hexdigest()}.json"
+    digest = hashlib.blake2b(source.encode(errors="surrogatepass"), digest_size=16)
+    fp, toks = _shelved(Path(shelf) / f"{digest.hexdigest()}.json", lambda: _known(source))
+    return Counter(fp), tuple(toks)
+
+
+def _shelved(path: Path, make):
+    """``make()``, kept as JSON at ``path`` (in the grader's ``CACHE`` folder) by the first
+    job of a grading run that needs it and read back by the others."""
     try:
-        fp, toks = json.loads(path.read_text())
-        return Counter(fp), tuple(toks)
-    except (OSError, ValueError, TypeError):
-        got = _known(source)
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        got = make()
         part = path.with_name(f".{path.name}.{os.getpid()}")
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError):
             part.write_text(json.dumps(got))
             os.replace(part, path)
         return got
@@ -418,7 +424,6 @@ def best_match(answer: str, others: dict[str, str], given: str = "",
                 if k not in streams:
                     in_time()
                     streams[k] = tokens(units[k])
-            order = 0.0
             for k in judged:
                 in_time()
                 order = max(order, in_order(streams[k], stream))
@@ -568,16 +573,7 @@ def _code_cells(path: Path, ids, shelf: Path | None = None) -> dict[str, str] | 
         return _cells_of(data, ids)
     digest = hashlib.blake2b(data, digest_size=16)
     digest.update("\0".join(sorted(map(str, ids))).encode(errors="surrogatepass"))
-    kept = Path(shelf) / f"cells-{digest.hexdigest()}.json"
-    try:
-        return json.loads(kept.read_text())
-    except (OSError, ValueError):
-        got = _cells_of(data, ids)
-        part = kept.with_name(f".{kept.name}.{os.getpid()}")
-        with contextlib.suppress(OSError, ValueError):
-            part.write_text(json.dumps(got))
-            os.replace(part, kept)
-        return got
+    return _shelved(Path(shelf) / f"cells-{digest.hexdigest()}.json", lambda: _cells_of(data, ids))
 
 
 def _cells_of(data: bytes, ids) -> dict[str, str] | None:

@@ -307,3 +307,16 @@ def test_nested_definitions_are_compared_within_twice_the_answer():
     assert len(units) <= similarity.MAX_UNITS + 1
     assert sum(map(len, units)) <= 3 * len(source)
     assert similarity.fingerprint(source)  # read whole: one walk of its shapes
+
+
+def test_what_a_grading_run_shelves_reads_back_the_same(tmp_path):
+    """The jobs of one run share fingerprints and classmates' cells through a folder
+    (``CACHE``): read back, they are what the check made in the first place."""
+    ref = similarity.reference_sources("ex06_2")["labsupport.decoder.rules.kv_admission"]
+    made = similarity.known(ref, tmp_path)
+    assert similarity.known(ref, tmp_path) == made == similarity.known(ref)
+    src = next((ROOT / "solutions").glob("06_*/*.ipynb"))
+    cells = similarity._code_cells(src, {"ex06_2", "ex06_4"}, tmp_path)
+    assert similarity._code_cells(src, {"ex06_2", "ex06_4"}, tmp_path) == cells
+    assert cells == similarity._code_cells(src, {"ex06_2", "ex06_4"}) and set(cells) == {"ex06_2", "ex06_4"}
+    assert len(list(tmp_path.glob("*.json"))) == 2
