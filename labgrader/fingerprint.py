@@ -1,11 +1,18 @@
 """What may not change while a student's code runs in the trusted pass's student process:
-the ids of the grading machinery (``fingerprint``: every protected module), taken before the
-answer cell runs and compared (``changed``) after it and after the judge's last call. The
+the objects of the grading machinery (``fingerprint``: every protected module), taken before
+the answer cell runs and compared (``changed``) after it and after the judge's last call. The
 verdict never depends on it (the check runs in the judge): a change only marks the item as
-tampering, which a trainer reviews."""
+tampering, which a trainer reviews.
+
+A fingerprint holds the objects themselves and compares them by identity (``operator.is_``,
+at C speed): never ``id()``, which raises an audit event (``builtins.id``) that the child's
+audit hook would hear once per attribute (~10 ms a fingerprint), and whose numbers a freed
+object hands on to the next one made."""
 from __future__ import annotations
 
 import inspect
+import itertools
+import operator
 import sys
 
 from labsupport.exercises.guard import GradingContext
@@ -18,8 +25,7 @@ CACHES = {"labgrader.wire": frozenset({"_STAND_INS", "_OPAQUE"})}  # grow as rec
 
 def _context(v: GradingContext) -> tuple:
     """The checks' context: frozen, but ``object.__setattr__`` reaches its fields."""
-    return (id(v), id(v.secret), id(v.keys), id(v.tape), id(v.watch), id(v.on_limit),
-            id(v.on_reference))
+    return (v, v.secret, v.keys, v.tape, v.watch, v.on_limit, v.on_reference)
 
 
 def _shape(v) -> tuple:
@@ -27,18 +33,17 @@ def _shape(v) -> tuple:
     if type(v) is GradingContext:
         return _context(v)
     if inspect.isfunction(v):
-        cells = tuple(id(c.cell_contents) if c.cell_contents is not None else 0
-                      for c in (v.__closure__ or ()) if _filled(c))
-        return (id(v), id(v.__code__), id(v.__defaults__), id(v.__kwdefaults__),
-                id(v.__globals__), cells)
+        cells = tuple(c.cell_contents for c in (v.__closure__ or ()) if _filled(c))
+        return (v, v.__code__, v.__defaults__, v.__kwdefaults__, v.__globals__, *cells)
     if isinstance(v, type):
-        return (id(v), tuple(sorted((k, id(x)) for k, x in vars(v).items()
-                                    if k not in ("__dict__", "__weakref__"))))
+        items = sorted((kv for kv in vars(v).items() if kv[0] not in ("__dict__", "__weakref__")),
+                       key=lambda kv: str(kv[0]))
+        return (v, *itertools.chain.from_iterable(items))
     if isinstance(v, dict):
-        return (id(v), tuple(sorted((str(k), id(x)) for k, x in v.items())))
+        return (v, *itertools.chain.from_iterable(sorted(v.items(), key=lambda kv: str(kv[0]))))
     if isinstance(v, (list, tuple, set, frozenset)):
-        return (id(v), tuple(id(x) for x in v))
-    return (id(v),)
+        return (v, *v)
+    return (v,)
 
 
 def _filled(cell) -> bool:
@@ -49,13 +54,19 @@ def _filled(cell) -> bool:
         return False
 
 
+def _same(a: tuple, b: tuple) -> bool:
+    """Same length, and the same object at every place."""
+    return len(a) == len(b) and all(map(operator.is_, a, b))
+
+
 def fingerprint(reuse: dict | None = None, again: tuple[str, ...] = ()) -> dict[str, tuple]:
-    """Module name -> (its id, its dict's id, its attribute names, each attribute's shape:
-    ``_shape`` in ``DEEP`` modules, its id elsewhere), for every protected module. One tuple
-    per module, built at C speed where it can be: this runs around every item's answer
-    cell, in a fork whose every touched page is a copy. ``reuse``: a fingerprint taken
-    earlier in this process's memory (the template's, before the fork), whose entries stand
-    for every module but those named in ``again`` (changed since, by the grader itself)."""
+    """Module name -> (the module, its dict, its attribute names, each attribute's shape,
+    the shapes flattened), for every protected module: in ``DEEP`` modules an attribute's
+    shape is ``_shape`` of it, elsewhere the attribute itself. Built at C speed where it can
+    be: this runs around every item's answer cell, in a fork whose every touched page is a
+    copy. ``reuse``: a fingerprint taken earlier in this process's memory (the template's,
+    before the fork), whose entries stand for every module but those named in ``again``
+    (changed since, by the grader itself)."""
     fp: dict[str, tuple] = {}
     modules = [(n, m) for n, m in list(sys.modules.items())
                if m is not None and n.split(".")[0] in PROTECTED]
@@ -66,17 +77,18 @@ def fingerprint(reuse: dict | None = None, again: tuple[str, ...] = ()) -> dict[
             fresh.add(name)
     for name, mod in modules:
         d = getattr(mod, "__dict__", None)
-        if name not in fresh and reuse[name][:2] == (id(mod), id(d)):
+        if name not in fresh and reuse[name][0] is mod and reuse[name][1] is d:
             fp[name] = reuse[name]
             continue
         items = tuple(d.items()) if isinstance(d, dict) else ()
         keys = tuple(k for k, _ in items)
         if name.startswith(DEEP):
             cached = CACHES.get(name, ())
-            shapes = tuple((id(v),) if k in cached else _shape(v) for k, v in items)
+            shapes = tuple((v,) if k in cached else _shape(v) for k, v in items)
+            flat = tuple(itertools.chain.from_iterable(shapes))
         else:
-            shapes = tuple(id(v) for _, v in items)
-        fp[name] = (id(mod), id(d), keys, shapes)
+            shapes = flat = tuple(v for _, v in items)
+        fp[name] = (mod, d, keys, shapes, flat)
     return fp
 
 
@@ -86,11 +98,13 @@ def changed(before: dict, after: dict) -> list[str]:
     out = []
     for name, was in before.items():
         now = after.get(name)
-        if now == was:
-            continue
-        if now is None or now[:2] != was[:2]:
+        if now is None or now[0] is not was[0] or now[1] is not was[1]:
             out.append(f"sys.modules[{name!r}]")
             continue
+        if now[2] == was[2] and _same(was[4], now[4]):
+            continue
+        deep = name.startswith(DEEP)
         current = dict(zip(now[2], now[3]))
-        out += [f"{name}.{k}" for k, v in zip(was[2], was[3]) if current.get(k, current) != v]
+        out += [f"{name}.{k}" for k, v in zip(was[2], was[3])
+                if k not in current or not (_same(v, current[k]) if deep else v is current[k])]
     return sorted(out)
