@@ -121,15 +121,15 @@ def cell_times(folder: Path) -> list[dict]:
 
 def phase_split(report: list[dict]) -> dict:
     """Per assignment, the median seconds of each phase (``phases.NAMES``; ``other``: the
-    rest of the job — its process, nbgrader's own steps, the gradebook), and the class's
-    total per phase."""
-    from .phases import NAMES
+    rest of the job — its process, nbgrader's own steps, the gradebook — besides the phases
+    that follow one another, ``phases.SERIAL``), and the class's total per phase."""
+    from .phases import NAMES, SERIAL
     rows: dict[str, list[dict]] = {}
     for r in report:
         got = r.get("phases") or {}
         if got:
             rows.setdefault(r["assignment"], []).append(
-                {**got, "other": r["s"] - sum(got.get(k, 0.0) for k in NAMES)})
+                {**got, "other": r["s"] - sum(got.get(k, 0.0) for k in SERIAL)})
     keys = (*NAMES, "other")
     out = {a: {k: round(statistics.median(x[k] for x in v), 2) for k in keys}
            for a, v in sorted(rows.items())}

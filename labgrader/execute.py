@@ -23,6 +23,9 @@ from .kernel import BoxedKernelManager
 from .sandbox import Sandbox
 from .statuses import EVENTS, cell_events, message_size
 
+PENDING = "labsupport_pending"  # resources key: the notebook's grading begun before its kernel
+#                                 (``pipeline.StartTrusted``), cancelled when the kernel's run fails
+
 
 def error_output(ename: str, evalue: str) -> NotebookNode:
     return nbformat.v4.new_output("error", ename=ename, evalue=evalue,
@@ -124,6 +127,11 @@ class AutogradeExecute(SlicedWait, Execute):
             self.kernel_manager_class = BoxedKernelManager
         try:
             nb, resources = super().preprocess(nb, resources, km)
+        except BaseException:
+            pending = (resources or {}).get(PENDING)  # the trusted pass begun beside this run
+            if pending is not None:
+                pending.judging.cancel()
+            raise
         finally:
             self._count_phase(time.perf_counter())
             events = self.box.close() if self.box is not None else []

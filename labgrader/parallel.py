@@ -62,10 +62,7 @@ def _private_course(course, student: str, assignment: str, base: Path) -> Path:
     return root
 
 
-# Imported once by the fork server, not again by every job (~3 s of CPU each: with a class
-# of 30 × 7 assignments that was ~10 CPU-minutes on a 2-core machine).
-PRELOAD = ["labgrader.course", "labgrader.pipeline", "nbgrader.apps",
-           "nbgrader.converters", "nbclient", "jupyter_client"]
+PRELOAD = ["labgrader.jobserver"]  # what the fork server loads once, for every job
 
 
 PHASES = "phases.json"  # a job's seconds per phase (``phases``), next to its private course

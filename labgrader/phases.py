@@ -2,7 +2,9 @@
 
 ``execute.AutogradeExecute`` adds ``startup`` (the box opened and its kernel ready),
 ``import`` (the notebook's first code cell: its imports) and ``cells`` (every other cell);
-``pipeline.TrustedChecks`` adds ``judge`` (the trusted pass, its box included). A
+``pipeline.TrustedChecks`` adds ``judge`` (the trusted pass, its box included: it runs
+beside the kernel, ``pipeline.Judging``) and ``waited`` (what of it the job still waited for
+once the kernel had ended). ``SERIAL``: the phases that follow one another in a job. A
 ``parallel`` job writes its totals next to its private course (``dump``) and the parent reads
 them into its report (``load``); ``labgrader bench grading`` prints them per notebook.
 """
@@ -11,7 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-NAMES = ("startup", "import", "cells", "judge")
+NAMES = ("startup", "import", "cells", "judge", "waited")
+SERIAL = ("startup", "import", "cells", "waited")  # the judge overlaps them
 _spent: dict[str, float] = {}
 
 

@@ -15,7 +15,9 @@ wrote runs in a browser).
 from __future__ import annotations
 
 import functools
+import threading
 import time
+from dataclasses import dataclass, field
 
 import nbformat
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
@@ -24,8 +26,8 @@ from traitlets import Float
 from labsupport.exercises import partial
 
 from . import audit, cellcode, keyed, phases, seal, similarity, trusted
-from .execute import AutogradeExecute, course_root, error_output
-from .roles import roles
+from .execute import PENDING, AutogradeExecute, course_root, error_output
+from .roles import Roles, roles
 from .sandbox import Sandbox
 from .statuses import EVENTS, event_reviews
 
@@ -53,6 +55,79 @@ class ShortTestErrors(NbGraderPreprocessor):
 
 def _nbg(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
+
+
+@dataclass
+class Plan:
+    """One notebook's grading as its sources decide it, before its kernel runs
+    (``TrustedChecks.start``): its roles, the items the judge grades, what is known already
+    (the audit's flags, unanswered items) and the trusted pass under way."""
+    found: Roles
+    keys: keyed.Keys
+    items: list = field(default_factory=list)
+    review: dict[str, str] = field(default_factory=dict)  # test id -> why a trainer looks
+    zero: dict[str, tuple[str, str]] = field(default_factory=dict)  # test id -> (error, message)
+    elsewhere: list[tuple[int, str]] = field(default_factory=list)  # (cell index, why): not an answer
+    judging: Judging | None = None
+
+
+class Judging:
+    """One notebook's trusted pass, in a thread of its grading job, started before the
+    notebook's kernel: the two run side by side, each in its own box (fresh namespaces,
+    cgroup and /tmp), so neither waits on the other's idle time (a kernel's message round
+    trips, a check's real-time waits). Nothing passes between them: the judge's items come
+    from the sources alone, and its verdicts are read after the kernel ended."""
+
+    def __init__(self, checks: TrustedChecks, items: list, timeout_s: float, info: dict):
+        self.compiled: dict[str, list[str]] = {}  # grade_id -> what its child compiled
+        self.events: list[str] = []  # the box's (limits hit, kills)
+        self.seconds = 0.0  # the pass's own wall time
+        self._box, self._out, self._error = None, None, None
+        self._cancelled, self._lock = threading.Event(), threading.Lock()
+        self._thread = threading.Thread(target=self._run, args=(checks, items, timeout_s, info),
+                                        name="labsupport-judge", daemon=True)
+        self._thread.start()
+
+    def _run(self, checks: TrustedChecks, items: list, timeout_s: float, info: dict) -> None:
+        t0 = time.perf_counter()
+        try:
+            self._out = checks._run_trusted(items, timeout_s, info, self)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the job, by ``result``
+            self._error = exc
+        finally:
+            self.seconds = time.perf_counter() - t0
+
+    def hold(self, box):
+        """Keep the pass's ``box`` for ``cancel`` (killed at once if cancelled already)."""
+        with self._lock:
+            self._box = box
+        if self._cancelled.is_set() and box is not None:
+            box.kill("grading stopped")
+        return box
+
+    def cancel(self) -> None:
+        """The notebook's grading failed before its verdicts were read: kill the pass."""
+        self._cancelled.set()
+        with self._lock:
+            box = self._box
+        if box is not None:
+            box.kill("grading stopped")
+
+    def result(self) -> dict:
+        """grade_id -> (status, message, answer), once the pass has ended (its error, raised)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._out
+
+
+class StartTrusted(NbGraderPreprocessor):
+    """Before the kernel runs: ``TrustedChecks.start`` (the notebook's trusted pass begins,
+    beside its kernel); ``TrustedChecks``, after the kernel, reads its verdicts."""
+
+    def preprocess(self, nb, resources):
+        resources[PENDING] = TrustedChecks(config=self.config).start(nb, resources)
+        return nb, resources
 
 
 class TrustedChecks(NbGraderPreprocessor):
@@ -83,16 +158,16 @@ class TrustedChecks(NbGraderPreprocessor):
                     help="seconds per answer cell in the trusted pass (default: Execute.timeout)"
                     ).tag(config=True)
 
-    def _run_trusted(self, items: list, timeout: float, resources, compiled: dict) -> dict:
+    def _run_trusted(self, items: list, timeout: float, info: dict, judging: Judging) -> dict:
         """The trusted pass in a fresh box; a pass that does not finish fails every item.
-        ``compiled`` gets what each item's code compiled while graded (for the review)."""
+        ``judging`` gets the box's events and what each item's code compiled while graded
+        (for the review), and may kill the box (``Judging.cancel``)."""
         root = course_root(self.config)
-        info = resources.get("nbgrader", {})
         seal.session(root).check(f"{info.get('student', '?')}/{info.get('notebook', '?')}")
-        box = Sandbox(config=self.config).open(root) if items else None
+        box = judging.hold(Sandbox(config=self.config).open(root)) if items else None
         try:
             run = functools.partial(box.run, what="the trusted pass") if box else None
-            return trusted.run_items(items, timeout, run=run, compiled=compiled)
+            return trusted.run_items(items, timeout, run=run, compiled=judging.compiled)
         except trusted.GradingEnvironmentError:
             raise  # no grade from a box that cannot run the lab: this notebook fails
         except (RuntimeError, OSError) as exc:
@@ -101,18 +176,19 @@ class TrustedChecks(NbGraderPreprocessor):
                     for i in items}
         finally:
             if box is not None:
-                resources.setdefault(EVENTS, []).extend((None, e) for e in box.close())
+                judging.events = box.close()
 
-    def preprocess(self, nb, resources):
+    def start(self, nb, resources) -> Plan:
+        """What this notebook's grading needs of its sources alone (roles, the audit, the
+        items), and its trusted pass started (``Judging``): before its kernel runs, beside it
+        (``StartTrusted``), or here when nothing started it."""
         from nbgrader.coursedir import CourseDirectory
         found = roles(nb, resources, self.config)
-        review: dict[str, str] = {}
-        zero: dict[str, tuple[str, str]] = {}  # test id -> (error name, message)
-        flagged_elsewhere = []
+        plan = Plan(found, keyed.Keys(CourseDirectory(config=self.config).root))
 
         def flag(tid: str, ename: str, why: str) -> None:  # scores 0, a trainer looks
-            review[tid] = why
-            zero[tid] = (ename, why)
+            plan.review[tid] = why
+            plan.zero[tid] = (ename, why)
         for i, c in enumerate(nb.cells):
             if c.cell_type != "code" or not c.source.strip():
                 continue
@@ -127,29 +203,42 @@ class TrustedChecks(NbGraderPreprocessor):
                 flag(f"{aid}_test", "ManualReview",
                      f"flagged for manual review: the answer cell {aid} {why}")
             else:
-                flagged_elsewhere.append(f"cell {i + 1} {why}")
-                c.outputs.append(nbformat.v4.new_output(
-                    "stream", name="stdout", text=f"[labsupport] flagged for manual review: {why}\n"))
-        cells = {t: next((c for c in nb.cells if c.cell_type == "code"
-                          and _nbg(c).get("grade_id") == t), None) for t in found.tests}
-        items, keys = [], keyed.Keys(CourseDirectory(config=self.config).root)
+                plan.elsewhere.append((i, f"cell {i + 1} {why}"))
         for tid, source in found.tests.items():
             aid = tid.removesuffix("_test")
             if aid in found.problems:
                 flag(tid, "ManualReview", found.problems[aid])
                 continue
-            if aid not in found.at or tid in zero:
+            if aid not in found.at or tid in plan.zero:
                 continue  # not an answer's test, or already 0
             if nb.cells[found.at[aid]].source.strip() == found.stubs.get(aid):
-                zero[tid] = ("NotAnswered", f"{aid}: the answer cell is the release's, unchanged")
+                plan.zero[tid] = ("NotAnswered", f"{aid}: the answer cell is the release's, unchanged")
                 continue  # its stub fails alone (tests/grading/test_exercises.py): no need to ask
-            items.append(trusted.Item(tid, cellcode.python_source(nb.cells[found.at[aid]].source),
-                                      source, target=keyed.target(aid)))
+            plan.items.append(trusted.Item(tid, cellcode.python_source(nb.cells[found.at[aid]].source),
+                                           source, target=keyed.target(aid)))
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
+        plan.judging = Judging(self, plan.items, timeout, dict(resources.get("nbgrader", {})))
+        return plan
+
+    def preprocess(self, nb, resources):
+        plan = resources.pop(PENDING, None) or self.start(nb, resources)
+        found, review, zero, keys, items = plan.found, plan.review, plan.zero, plan.keys, plan.items
+        for i, why in plan.elsewhere:  # shown after the kernel ran: its run replaced the outputs
+            nb.cells[i].outputs.append(nbformat.v4.new_output(
+                "stream", name="stdout", text=f"[labsupport] flagged for manual review: {why}\n"))
+        flagged_elsewhere = [why for _, why in plan.elsewhere]
+
+        def flag(tid: str, ename: str, why: str) -> None:  # scores 0, a trainer looks
+            review[tid] = why
+            zero[tid] = (ename, why)
+        cells = {t: next((c for c in nb.cells if c.cell_type == "code"
+                          and _nbg(c).get("grade_id") == t), None) for t in found.tests}
         t0 = time.perf_counter()
-        compiled: dict[str, list[str]] = {}
-        results = self._run_trusted(items, timeout, resources, compiled)
-        phases.add("judge", time.perf_counter() - t0)
+        results = plan.judging.result()
+        phases.add("waited", time.perf_counter() - t0)
+        phases.add("judge", plan.judging.seconds)
+        resources.setdefault(EVENTS, []).extend((None, e) for e in plan.judging.events)
+        compiled = plan.judging.compiled
         passed, partial_of = set(), {}
         for item in items:
             tid = item.grade_id
@@ -310,6 +399,7 @@ def autograde_preprocessors() -> list:
     for p in Autograde.class_traits()["autograde_preprocessors"].default():
         out.append({Execute: AutogradeExecute, SaveAutoGrades: JudgedSaveAutoGrades}.get(p, p))
         if p is Execute:
+            out.insert(-1, StartTrusted)
             out.append(TrustedChecks)
         if p is SaveAutoGrades:
             out.append(FlagForReview)

@@ -69,7 +69,7 @@ def test_an_interrupted_run_resumes_with_what_is_missing(course, monkeypatch, ca
     assert "skip 1 submission(s) already graded" in out.out
     assert f"done {other}: 4/4 points" in out.out + out.err, out  # the student's one line
     assert _graded(course) == {"ann", "bob"}
-    assert set(report[0]["phases"]) == {"startup", "import", "cells", "judge"}
+    assert set(report[0]["phases"]) == {"startup", "import", "cells", "judge", "waited"}
 
     report.clear()  # nothing left: a rerun grades nothing and succeeds
     assert parallel.autograde(course, jobs=2, progress=False, report=report) and report == []
