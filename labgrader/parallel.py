@@ -28,7 +28,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from . import phases
+from . import phases, preflight
 from .warm import Template
 
 SUBMISSION_TIMEOUT_S = 1800.0  # one student's whole assignment, slow machine included
@@ -199,8 +199,9 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
               warm: bool = True) -> bool:
     """Autograde every submission (of ``assignment``, by ``students``) not graded yet (all
     with ``force``; ``Course.is_graded``) with ``jobs`` workers; ``report`` (a list) gets one
-    ``{student, assignment, s, ok, phases}`` per submission. The solutions are graded first
-    (``Course.preflight``): grading stops, nothing written, unless they get full marks.
+    ``{student, assignment, s, ok, phases}`` per submission. The solutions are graded first,
+    as the first jobs (the preflight, ``preflight.mirrored``): grading stops, nothing
+    written, unless they get full marks.
 
     With ``warm`` (and a sandbox), each job slot has a warm template (``warm``): its
     kernels (the preflight's too) start as forks of one process that imported the heavy
@@ -220,29 +221,25 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
     try:
         for t in templates:
             t.wait_ready()
-        course.cfg.Sandbox.warm = templates[0].socket if templates else ""  # the preflight's
-        try:
-            if not course.preflight(sorted({a for _, a in pairs})):
-                return False
-        finally:
-            del course.cfg.Sandbox["warm"]
-        return _grade(course, pairs, ok, mode, jobs, threads, [t.socket for t in templates],
-                      submission_timeout_s, progress, report)
+        with preflight.mirrored(course, [a for _, a in pairs]) as first:
+            return _grade(course, pairs, ok, mode, jobs, threads, [t.socket for t in templates],
+                          submission_timeout_s, progress, report, first)
     finally:
         for t in templates:
             t.close()
 
 
 def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s, progress,
-           report) -> bool:
-    """Grade ``pairs`` (preflight passed) on ``jobs`` slots; ``autograde``'s result."""
+           report, first: preflight.Mirror) -> bool:
+    """Grade the solutions of ``first`` (the preflight), then ``pairs``, on ``jobs`` slots;
+    ``autograde``'s result. The class's jobs start while the preflight's run, but none is
+    merged into the gradebook before the preflight passed (``preflight.verdict``)."""
     from tqdm import tqdm
     from . import review, seal, similarity
     sealed = seal.session(course.root)
     overrides = {f"{cls}.{k}": v for cls in ("Execute", "TrustedChecks", "Sandbox")  # to each job
                  for k, v in course.cfg.get(cls, {}).items()}
     overrides["Sandbox.mode"] = mode
-    overrides[similarity.CLASS] = str(course._dir("submitted"))  # classmates, for copies
     main_db = course.coursedir.db_url
     failed, broken = [], None
     slots: queue.Queue = queue.Queue()
@@ -255,9 +252,12 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
     running: dict[tuple[str, str], None] = {}
     interrupted = False
     with tempfile.TemporaryDirectory(prefix="labsupport-grade-") as tmp:  # 0700: the grader's
+        checks = [(preflight.STUDENT, a) for a in first.todo]
+        pre_roots = {p: _private_course(first.course, *p, Path(tmp) / "preflight") for p in checks}
         roots = {p: _private_course(course, *p, Path(tmp)) for p in pairs}
         (Path(tmp) / "fingerprints").mkdir()
-        overrides[similarity.CACHE] = str(Path(tmp) / "fingerprints")  # read once per run
+        classwide = {**overrides, similarity.CLASS: str(course._dir("submitted")),  # classmates
+                     similarity.CACHE: str(Path(tmp) / "fingerprints")}  # read once per run
         bar = tqdm(total=len(pairs), unit="notebook", desc="", disable=not progress,
                    file=sys.stderr, bar_format="autograde {n_fmt}/{total_fmt} {bar:20} "
                    "[{elapsed}, ETA {remaining}] {desc}")
@@ -268,11 +268,43 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
             else:
                 running[student, a] = None
             bar.set_description_str("grading " + ", ".join(f"{s} {x}" for s, x in list(running)))
+
+        def settle(student: str, a: str, good: bool, secs: float, tail: str, phase_s: dict) -> None:
+            """One student's job done (the preflight passed): merged, reported, counted."""
+            if good:  # the one writer: merge in this thread, one submission at a time
+                try:
+                    merge(main_db, _layout(roots[student, a]).db_url, a, student)
+                    _install(course, roots[student, a], student, a)
+                except Exception as exc:  # noqa: BLE001 - costs this submission only
+                    good, tail = False, f"merge failed: {type(exc).__name__}: {exc}"
+            if not good:
+                failed.append((student, a))
+                fails[student] = fails.get(student, 0) + 1
+                bar.write(tail)
+            bar.write(f"{'ok  ' if good else 'FAIL'} autograde {a} {student} ({secs:.1f} s)")
+            if report is not None:
+                report.append({"student": student, "assignment": a, "s": round(secs, 2),
+                               "ok": good, "phases": phase_s})
+            if good:
+                for line in review.lines(main_db, a, student):
+                    bar.write(line)
+            spent[student] = spent.get(student, 0.0) + secs
+            left[student] -= 1
+            if not left[student]:
+                mine = sorted({x for s, x in pairs if s == student})
+                bar.write(student_line(main_db, student, mine, spent[student],
+                                       fails.get(student, 0)))
+            bar.update(1)
         ctx = _context()
+        held: list[tuple] = []  # students' jobs done before the preflight passed
+        pre_failed: list[str] = []
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(_job, ctx, roots[p], *p, overrides, submission_timeout_s,
-                                   threads, slots, stop, now_grading, sockets): p
-                       for p in pairs}
+            futures = {pool.submit(_job, ctx, pre_roots[p], *p, overrides, submission_timeout_s,
+                                   threads, slots, stop, now_grading, sockets): p for p in checks}
+            gate = set(futures)  # the preflight's jobs: submitted first, so they run first
+            futures.update({pool.submit(_job, ctx, roots[p], *p, classwide, submission_timeout_s,
+                                        threads, slots, stop, now_grading, sockets): p
+                            for p in pairs})
             try:
                 for fut in as_completed(futures):
                     student, a = futures[fut]
@@ -287,32 +319,44 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
                         stop.set()  # running jobs are killed; the rest never start
                         for other in futures:
                             other.cancel()
-                        failed += [futures[f] for f in futures if not f.done() or f.cancelled()]
+                        failed += [futures[f] for f in futures
+                                   if f not in gate and (not f.done() or f.cancelled())]
                         break
-                    if good:  # the one writer: merge in this thread, one submission at a time
-                        try:
-                            merge(main_db, _layout(roots[student, a]).db_url, a, student)
-                            _install(course, roots[student, a], student, a)
-                        except Exception as exc:  # noqa: BLE001 - costs this submission only
-                            good, tail = False, f"merge failed: {type(exc).__name__}: {exc}"
-                    if not good:
-                        failed.append((student, a))
-                        fails[student] = fails.get(student, 0) + 1
-                        bar.write(tail)
-                    bar.write(f"{'ok  ' if good else 'FAIL'} autograde {a} {student} ({secs:.1f} s)")
-                    if report is not None:
-                        report.append({"student": student, "assignment": a, "s": round(secs, 2),
-                                       "ok": good, "phases": phase_s})
+                    if fut not in gate:
+                        record = (student, a, good, secs, tail, phase_s)
+                        if gate:
+                            held.append(record)
+                        else:
+                            settle(*record)
+                        continue
+                    gate.discard(fut)
                     if good:
-                        for line in review.lines(main_db, a, student):
-                            bar.write(line)
-                    spent[student] = spent.get(student, 0.0) + secs
-                    left[student] -= 1
-                    if not left[student]:
-                        mine = sorted({x for s, x in pairs if s == student})
-                        bar.write(student_line(main_db, student, mine, spent[student],
-                                               fails.get(student, 0)))
-                    bar.update(1)
+                        try:
+                            merge(first.course.coursedir.db_url, _layout(pre_roots[student, a]).db_url,
+                                  a, student)
+                            _install(first.course, pre_roots[student, a], student, a)
+                        except Exception as exc:  # noqa: BLE001 - the verdict names it
+                            pre_failed.append(f"{a}: saving the solutions' grades failed: {exc}")
+                    else:
+                        pre_failed.append(f"{a}: grading the solutions failed:\n"
+                                          + preflight.tail(tail))
+                    if gate:
+                        continue
+                    try:
+                        preflight.verdict(first, pre_failed)
+                    except preflight.PreflightFailed as err:
+                        stop.set()  # nothing of the class is merged: no grade written
+                        for other in futures:
+                            other.cancel()
+                        bar.close()
+                        print(f"FAIL {err}", file=sys.stderr)
+                        return False
+                    if first.todo:
+                        bar.write(f"ok   preflight: the solutions of {', '.join(first.todo)} "
+                                  "get full marks")
+                    for done in held:
+                        settle(*done)
+                    held.clear()
             except KeyboardInterrupt:
                 interrupted = True
                 stop.set()  # the running jobs are killed, the waiting ones never start

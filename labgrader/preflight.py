@@ -3,7 +3,9 @@
 ``check(course, assignments)`` submits each assignment's source notebooks (the solutions)
 as one pseudo-student of a private copy of the course — same configuration, same sandbox,
 same run's hidden cases — and grades them with the lab's pipeline (nbgrader's API, one
-assignment after another).
+assignment after another). ``parallel.autograde`` grades the same copy (``mirrored``) as the
+first jobs of its class, on the same job slots, and writes no student's grade before
+``verdict`` passed.
 Every auto-graded item must get full marks (a review flag alone, e.g. a slow kernel cell
 killed at the timeout, does not stop grading); otherwise ``PreflightFailed`` names
 each item and what went wrong, before a single student's grade is written. A grading
@@ -19,6 +21,8 @@ import copy
 import io
 import shutil
 import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 STUDENT = "preflight-solutions"
@@ -29,15 +33,24 @@ class PreflightFailed(RuntimeError):
     """The instructors' solutions did not get full marks: grading must not start."""
 
 
-def check(course, assignments: list[str]) -> None:
-    """Grade the solutions of ``assignments`` in ``course``'s sandbox; ``PreflightFailed``
-    unless every auto-graded item gets full marks."""
+@dataclass
+class Mirror:
+    """A private copy of a course (``mirrored``) where ``STUDENT`` submitted the solutions
+    of ``todo``: the assignments not yet passed in this process."""
+    course: object
+    todo: list[str]
+    key: tuple[str, str]  # (the real course's root, the sandbox mode): what a pass is remembered by
+
+
+@contextlib.contextmanager
+def mirrored(course, assignments: list[str]) -> Iterator[Mirror]:
+    """The solutions of ``assignments`` submitted to a private copy of ``course`` (same
+    configuration, same gradebook, removed afterwards), ready to grade; ``todo`` is empty
+    when every one of them passed already."""
     from .sandbox import Sandbox
-    mode = Sandbox(config=course.cfg).resolved_mode()
-    todo = [a for a in sorted(set(assignments)) if (str(course.root), a, mode) not in _PASSED
+    key = (str(course.root), Sandbox(config=course.cfg).resolved_mode())
+    todo = [a for a in sorted(set(assignments)) if (key[0], a, key[1]) not in _PASSED
             and (course._dir("source") / a).is_dir()]
-    if not todo:
-        return
     with tempfile.TemporaryDirectory(prefix="labsupport-preflight-") as tmp:
         cfg = copy.deepcopy(course.cfg)  # a copy all the way down: the course's stays as is
         cfg.CourseDirectory.root = tmp
@@ -49,25 +62,39 @@ def check(course, assignments: list[str]) -> None:
             for step in ("source", "release"):
                 shutil.copytree(course._dir(step) / a, mirror._dir(step) / a)
             shutil.copytree(course._dir("source") / a, mirror._dir("submitted") / STUDENT / a)
+        yield Mirror(mirror, todo, key)
+
+
+def check(course, assignments: list[str]) -> None:
+    """Grade the solutions of ``assignments`` in ``course``'s sandbox, one after another in
+    this process; ``PreflightFailed`` unless every auto-graded item gets full marks.
+    (``parallel.autograde`` grades them as jobs of its own instead, before the class.)"""
+    with mirrored(course, assignments) as m:
         problems = []
-        for a in todo:
+        for a in m.todo:
             log = io.StringIO()
             with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
-                result = mirror.api.autograde(a, STUDENT)
-            found = _problems(mirror, [a])
+                result = m.course.api.autograde(a, STUDENT)
             if not result.get("success"):
-                found.append(f"{a}: grading the solutions failed:\n"
-                             + _tail(log.getvalue() + result.get("log", "") + result.get("error", "")))
-            problems += found
+                problems.append(f"{a}: grading the solutions failed:\n"
+                                + tail(log.getvalue() + result.get("log", "") + result.get("error", "")))
+        verdict(m, problems)
+
+
+def verdict(m: Mirror, failed: list[str]) -> None:
+    """``PreflightFailed`` naming every item of ``m``'s solutions without full marks (and
+    ``failed``: the runs that did not finish, why); else each assignment passed is
+    remembered for the rest of the process."""
+    problems = _problems(m.course, m.todo) + failed
     if problems:
         raise PreflightFailed(
             "preflight: the instructors' solutions do not get full marks in this grading "
             "environment, so no student is graded (no grade was written):\n  - "
             + "\n  - ".join(problems))
-    _PASSED.update((str(course.root), a, mode) for a in todo)
+    _PASSED.update((m.key[0], a, m.key[1]) for a in m.todo)
 
 
-def _tail(text: str, lines: int = 6) -> str:
+def tail(text: str, lines: int = 6) -> str:
     """The lines of a failed run's log that say why (errors), then its last two lines."""
     found = [ln for ln in text.splitlines() if ln.strip() and "see the the above" not in ln
              and any(w in ln for w in ("Error", "rror:", "No such", "cannot", "not found"))]
