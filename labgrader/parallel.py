@@ -233,7 +233,7 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
            report, first: preflight.Mirror) -> bool:
     """Grade the solutions of ``first`` (the preflight), then ``pairs``, on ``jobs`` slots;
     ``autograde``'s result. The class's jobs start while the preflight's run, but none is
-    merged into the gradebook before the preflight passed (``preflight.verdict``)."""
+    merged into the gradebook before the preflight passed (``preflight.conclude``)."""
     from tqdm import tqdm
     from . import review, seal, similarity
     sealed = seal.session(course.root)
@@ -330,20 +330,17 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
                             settle(*record)
                         continue
                     gate.discard(fut)
-                    if good:
-                        try:
-                            merge(first.course.coursedir.db_url, _layout(pre_roots[student, a]).db_url,
-                                  a, student)
-                            _install(first.course, pre_roots[student, a], student, a)
-                        except Exception as exc:  # noqa: BLE001 - the verdict names it
-                            pre_failed.append(f"{a}: saving the solutions' grades failed: {exc}")
+                    if good:  # its grades stay in its private course: only read here
+                        mine = _layout(pre_roots[student, a])
+                        pre_failed += preflight.problems(
+                            mine.db_url, pre_roots[student, a] / mine.autograded_directory, [a])
                     else:
                         pre_failed.append(f"{a}: grading the solutions failed:\n"
                                           + preflight.tail(tail))
                     if gate:
                         continue
                     try:
-                        preflight.verdict(first, pre_failed)
+                        preflight.conclude(first, pre_failed)
                     except preflight.PreflightFailed as err:
                         stop.set()  # nothing of the class is merged: no grade written
                         for other in futures:

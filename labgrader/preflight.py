@@ -5,7 +5,7 @@ as one pseudo-student of a private copy of the course — same configuration, sa
 same run's hidden cases — and grades them with the lab's pipeline (nbgrader's API, one
 assignment after another). ``parallel.autograde`` grades the same copy (``mirrored``) as the
 first jobs of its class, on the same job slots, and writes no student's grade before
-``verdict`` passed.
+``conclude`` passed.
 Every auto-graded item must get full marks (a review flag alone, e.g. a slow kernel cell
 killed at the timeout, does not stop grading); otherwise ``PreflightFailed`` names
 each item and what went wrong, before a single student's grade is written. A grading
@@ -70,22 +70,22 @@ def check(course, assignments: list[str]) -> None:
     this process; ``PreflightFailed`` unless every auto-graded item gets full marks.
     (``parallel.autograde`` grades them as jobs of its own instead, before the class.)"""
     with mirrored(course, assignments) as m:
-        problems = []
+        failed = []
         for a in m.todo:
             log = io.StringIO()
             with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
                 result = m.course.api.autograde(a, STUDENT)
             if not result.get("success"):
-                problems.append(f"{a}: grading the solutions failed:\n"
-                                + tail(log.getvalue() + result.get("log", "") + result.get("error", "")))
-        verdict(m, problems)
+                failed.append(f"{a}: grading the solutions failed:\n"
+                              + tail(log.getvalue() + result.get("log", "") + result.get("error", "")))
+        conclude(m, problems(m.course.coursedir.db_url, m.course._dir("autograded"), m.todo)
+                 + failed)
 
 
-def verdict(m: Mirror, failed: list[str]) -> None:
-    """``PreflightFailed`` naming every item of ``m``'s solutions without full marks (and
-    ``failed``: the runs that did not finish, why); else each assignment passed is
-    remembered for the rest of the process."""
-    problems = _problems(m.course, m.todo) + failed
+def conclude(m: Mirror, problems: list[str]) -> None:
+    """``PreflightFailed`` naming ``problems`` (``problems``: each item of the solutions
+    without full marks; a run that did not finish, and why) if there are any; else each
+    assignment of ``m`` is remembered as passed for the rest of the process."""
     if problems:
         raise PreflightFailed(
             "preflight: the instructors' solutions do not get full marks in this grading "
@@ -102,11 +102,12 @@ def tail(text: str, lines: int = 6) -> str:
     return "\n".join("      " + ln.strip()[:300] for ln in keep)
 
 
-def _problems(mirror, assignments: list[str]) -> list[str]:
-    """Each auto-graded item of the solutions without full marks, and why."""
+def problems(db_url: str, autograded: Path, assignments: list[str]) -> list[str]:
+    """Each auto-graded item of the solutions without full marks, and why (the gradebook at
+    ``db_url``, the autograded notebooks under ``autograded``)."""
     from nbgrader.api import Gradebook, MissingEntry
     out = []
-    with Gradebook(mirror.coursedir.db_url) as gb:
+    with Gradebook(db_url) as gb:
         for a in assignments:
             try:
                 sub = gb.find_submission(a, STUDENT)
@@ -114,7 +115,7 @@ def _problems(mirror, assignments: list[str]) -> list[str]:
                 out.append(f"{a}: the solutions were not graded (see the log above)")
                 continue
             for nb in sub.notebooks:
-                why = _messages(mirror._dir("autograded") / STUDENT / a / f"{nb.name}.ipynb")
+                why = _messages(autograded / STUDENT / a / f"{nb.name}.ipynb")
                 comments = {c.name: c.auto_comment or "" for c in nb.comments}
                 for g in sorted(nb.grades, key=lambda g: g.name):
                     if g.cell.cell_type != "code":

@@ -26,7 +26,7 @@ import hostile_cases
 from labsupport.exercises import guard, plain
 from labgrader import wire
 from labgrader.tape import Tape
-from labgrader import Course, cellcode, course_config, parallel, seed, trusted
+from labgrader import Course, cellcode, course_config, parallel, pipeline, seed, trusted
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = "0123456789abcdef-test-seed"
@@ -186,7 +186,10 @@ def _graded(course, student="student1") -> bool:
 
 
 @pytest.mark.slow
-def test_preflight_stops_on_a_solution_without_full_marks(padding_course, capsys):
+@pytest.mark.parametrize("how", ["in turn", "jobs"])
+def test_preflight_stops_on_a_solution_without_full_marks(padding_course, capsys, how):
+    """In turn (``Course.autograde``) and with jobs (``parallel.autograde``: the student's
+    job runs beside the preflight's, and is never merged)."""
     course = padding_course
     src = course._dir("source") / "03_padding" / "03_padding.ipynb"
     good = src.read_text()
@@ -195,7 +198,8 @@ def test_preflight_stops_on_a_solution_without_full_marks(padding_course, capsys
     cell.source = "def bucket_index(length, edges):\n    return 0\n"
     nbformat.write(nb, src)
     try:
-        assert not course.autograde()
+        assert not (course.autograde() if how == "in turn"
+                    else parallel.autograde(course, jobs=2, progress=False))
     finally:
         src.write_text(good)
     err = capsys.readouterr().err
@@ -215,3 +219,37 @@ def test_a_kernel_that_does_not_start_stops_grading(padding_course, capsys):
     err = capsys.readouterr().err
     assert "preflight" in err and "no-such-kernel" in err, err[-2000:]
     assert not _graded(course)
+
+
+def test_a_trusted_pass_beside_the_kernel_ends_with_the_notebook():
+    """``pipeline.Judging``: its verdicts once it ended; its error raised in the job; and a
+    notebook whose kernel run failed kills the pass's box, held before or after."""
+    import threading
+
+    class Box:
+        why = None
+
+        def kill(self, why=None):
+            self.why = why
+
+    class Checks:
+        def __init__(self, fail=None):
+            self.box, self.go, self.fail = Box(), threading.Event(), fail
+
+        def _run_trusted(self, items, timeout, info, judging):
+            judging.hold(self.box)
+            self.go.wait(30)
+            if self.fail:
+                raise self.fail
+            return {i: ("pass", "", None) for i in items}
+    checks = Checks()
+    judging = pipeline.Judging(checks, ["ex03_2_test"], 1.0, {})
+    checks.go.set()
+    assert judging.result() == {"ex03_2_test": ("pass", "", None)} and checks.box.why is None
+    checks = Checks(fail=trusted.GradingEnvironmentError("no lab in the box"))
+    judging = pipeline.Judging(checks, [], 1.0, {})
+    judging.cancel()
+    checks.go.set()
+    with pytest.raises(trusted.GradingEnvironmentError, match="no lab"):
+        judging.result()
+    assert checks.box.why == "grading stopped"
