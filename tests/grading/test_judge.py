@@ -163,9 +163,9 @@ def test_a_box_that_cannot_import_the_lab_stops_grading():
         trusted.run_items([item], timeout_s=10, run=isolated)
 
 
-@pytest.fixture(scope="module")
-def padding_course(tmp_path_factory):
-    root = tmp_path_factory.mktemp("preflight")
+@pytest.fixture
+def padding_course(tmp_path):  # its own per test: a run seals the course as it finds it
+    root = tmp_path
     shutil.copytree(ROOT / "solutions" / "03_padding", root / "solutions" / "03_padding")
     course = Course(course_config(root, **{"Execute.timeout": 30}))
     assert course.release()
