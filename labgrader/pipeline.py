@@ -78,20 +78,20 @@ class Judging:
     trips, a check's real-time waits). Nothing passes between them: the judge's items come
     from the sources alone, and its verdicts are read after the kernel ended."""
 
-    def __init__(self, checks: TrustedChecks, items: list, timeout_s: float, info: dict):
+    def __init__(self, checks: TrustedChecks, items: list, timeout_s: float):
         self.compiled: dict[str, list[str]] = {}  # grade_id -> what its child compiled
         self.events: list[str] = []  # the box's (limits hit, kills)
         self.seconds = 0.0  # the pass's own wall time
         self._box, self._out, self._error = None, None, None
         self._cancelled, self._lock = threading.Event(), threading.Lock()
-        self._thread = threading.Thread(target=self._run, args=(checks, items, timeout_s, info),
+        self._thread = threading.Thread(target=self._run, args=(checks, items, timeout_s),
                                         name="labsupport-judge", daemon=True)
         self._thread.start()
 
-    def _run(self, checks: TrustedChecks, items: list, timeout_s: float, info: dict) -> None:
+    def _run(self, checks: TrustedChecks, items: list, timeout_s: float) -> None:
         t0 = time.perf_counter()
         try:
-            self._out = checks._run_trusted(items, timeout_s, info, self)
+            self._out = checks._run_trusted(items, timeout_s, self)
         except BaseException as exc:  # noqa: BLE001 - raised again in the job, by ``result``
             self._error = exc
         finally:
@@ -158,13 +158,12 @@ class TrustedChecks(NbGraderPreprocessor):
                     help="seconds per answer cell in the trusted pass (default: Execute.timeout)"
                     ).tag(config=True)
 
-    def _run_trusted(self, items: list, timeout: float, info: dict, judging: Judging) -> dict:
+    def _run_trusted(self, items: list, timeout: float, judging: Judging) -> dict:
         """The trusted pass in a fresh box; a pass that does not finish fails every item.
         ``judging`` gets the box's events and what each item's code compiled while graded
         (for the review), and may kill the box (``Judging.cancel``)."""
-        root = course_root(self.config)
-        seal.session(root).check(f"{info.get('student', '?')}/{info.get('notebook', '?')}")
-        box = judging.hold(Sandbox(config=self.config).open(root)) if items else None
+        box = judging.hold(Sandbox(config=self.config).open(course_root(self.config))) \
+            if items else None
         try:
             run = functools.partial(box.run, what="the trusted pass") if box else None
             return trusted.run_items(items, timeout, run=run, compiled=judging.compiled)
@@ -217,7 +216,7 @@ class TrustedChecks(NbGraderPreprocessor):
             plan.items.append(trusted.Item(tid, cellcode.python_source(nb.cells[found.at[aid]].source),
                                            source, target=keyed.target(aid)))
         timeout = self.timeout or float(self.config.Execute.get("timeout", None) or 60)
-        plan.judging = Judging(self, plan.items, timeout, dict(resources.get("nbgrader", {})))
+        plan.judging = Judging(self, plan.items, timeout)
         return plan
 
     def preprocess(self, nb, resources):
@@ -236,6 +235,9 @@ class TrustedChecks(NbGraderPreprocessor):
         t0 = time.perf_counter()
         results = plan.judging.result()
         phases.add("waited", time.perf_counter() - t0)
+        info = resources.get("nbgrader", {})  # the kernel and the judge ran: did either change
+        seal.session(course_root(self.config)).check(  # what the grader trusts? (plain mode)
+            f"{info.get('student', '?')}/{info.get('notebook', '?')}")
         phases.add("judge", plan.judging.seconds)
         resources.setdefault(EVENTS, []).extend((None, e) for e in plan.judging.events)
         compiled = plan.judging.compiled

@@ -236,18 +236,18 @@ def test_a_trusted_pass_beside_the_kernel_ends_with_the_notebook():
         def __init__(self, fail=None):
             self.box, self.go, self.fail = Box(), threading.Event(), fail
 
-        def _run_trusted(self, items, timeout, info, judging):
+        def _run_trusted(self, items, timeout, judging):
             judging.hold(self.box)
             self.go.wait(30)
             if self.fail:
                 raise self.fail
             return {i: ("pass", "", None) for i in items}
     checks = Checks()
-    judging = pipeline.Judging(checks, ["ex03_2_test"], 1.0, {})
+    judging = pipeline.Judging(checks, ["ex03_2_test"], 1.0)
     checks.go.set()
     assert judging.result() == {"ex03_2_test": ("pass", "", None)} and checks.box.why is None
     checks = Checks(fail=trusted.GradingEnvironmentError("no lab in the box"))
-    judging = pipeline.Judging(checks, [], 1.0, {})
+    judging = pipeline.Judging(checks, [], 1.0)
     judging.cancel()
     checks.go.set()
     with pytest.raises(trusted.GradingEnvironmentError, match="no lab"):
