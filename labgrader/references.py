@@ -61,7 +61,7 @@ def _top_level(tree: ast.Module):
 
 
 @lru_cache(maxsize=1)
-def _aliases() -> dict[str, str]:
+def aliases() -> dict[str, str]:
     """``labsupport.x.Name`` -> the dotted path it was imported from, for every top-level
     import of the package (``from ..batching.runtime import MicroBatcher`` in ``ex02``
     makes ``labsupport.exercises.ex02.MicroBatcher`` an alias, ``from .batching.runtime
@@ -101,13 +101,13 @@ def _modules() -> set[str]:
 def canonical(name: str) -> str:
     """Where ``name`` (a dotted path into the package) is defined, following re-exports:
     ``labsupport.MicroBatcher`` -> ``labsupport.batching.runtime.MicroBatcher``."""
-    aliases = _aliases()
+    known = aliases()
     for _ in range(32):
         parts = name.split(".")
         for k in range(len(parts), 0, -1):
             head, rest = ".".join(parts[:k]), parts[k:]
-            if head in aliases:
-                name = ".".join([aliases[head], *rest])
+            if head in known:
+                name = ".".join([known[head], *rest])
                 break
         else:
             return name
