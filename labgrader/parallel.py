@@ -209,7 +209,10 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
     ends with one line (``student_line``). Ctrl-C stops the running jobs and returns False:
     every submission merged so far is in the gradebook whole, the others are not (a rerun
     grades them)."""
+    from .sandbox import JUDGE_UIDS
     from .seed import grader_env
+    if not 1 <= jobs < JUDGE_UIDS:  # a slot's kernels and its judges each have a uid range
+        raise ValueError(f"jobs must be in [1, {JUDGE_UIDS - 1}] (got {jobs})")
     grader_env()  # one seed for the whole run (the workers inherit it), preflight included
     pairs = course.to_autograde(assignment, students, force)
     if not pairs:

@@ -162,7 +162,7 @@ class TrustedChecks(NbGraderPreprocessor):
         """The trusted pass in a fresh box; a pass that does not finish fails every item.
         ``judging`` gets the box's events and what each item's code compiled while graded
         (for the review), and may kill the box (``Judging.cancel``)."""
-        box = judging.hold(Sandbox(config=self.config).open(course_root(self.config))) \
+        box = judging.hold(Sandbox(config=self.config).open(course_root(self.config), judge=True)) \
             if items else None
         try:
             run = functools.partial(box.run, what="the trusted pass") if box else None

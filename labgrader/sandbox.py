@@ -6,7 +6,9 @@ grading kernel, ``labgrader.kernel``; the trusted pass, ``Box.run``) goes throug
 ``jail.py``:
 
 - **namespaces** (as root; the hub, CI, most containers): new PID, mount and network
-  namespaces and a grading uid of its own per parallel job (``uid_base + slot``). The
+  namespaces and a grading uid of its own per parallel job (``uid_base + slot``; its
+  notebooks' judges, running beside their kernels, ``uid_base + JUDGE_UIDS + slot``: what a
+  uid shares, such as its count of processes, is no signal between the two). The
   course, the home folders, ``/tmp`` and every top-level folder but the system ones are
   covered; the
   Python prefixes, the lab package and its data are bound back read-only; the rest of the
@@ -46,6 +48,7 @@ WARNING = ("WARNING: grading without root, so student code runs as you, can read
 
 
 UID_BASE_ENV = "LAB_GRADING_UID_BASE"  # where a second grader on this machine gets its uids
+JUDGE_UIDS = 100  # the judges' uids start this far above the kernels' (job slots: fewer)
 
 
 class Sandbox(Configurable):
@@ -54,9 +57,10 @@ class Sandbox(Configurable):
     mode = Enum(["auto", "namespaces", "plain", "off"], "auto",
                 help="auto: namespaces as root, else plain (with a warning); off: no sandbox "
                 "(student code runs as you; for comparison only)").tag(config=True)
-    uid_base = Integer(help="grading uid of job slot 0 (slot k: uid_base + k); an unused uid "
-                       "range, so no file is theirs. Default: $LAB_GRADING_UID_BASE, else "
-                       "65100 (two graders on one machine: give each its own range)").tag(config=True)
+    uid_base = Integer(help="grading uid of job slot 0's kernels (slot k: uid_base + k; its "
+                       "judges: uid_base + 100 + k); an unused uid range, so no file is theirs. "
+                       "Default: $LAB_GRADING_UID_BASE, else 65100 (two graders on one machine: "
+                       "give each its own range)").tag(config=True)
     slot = Integer(0, help="this grader's job slot (set by --jobs)").tag(config=True)
     warm = Unicode("", help="the socket of this job slot's warm template (labgrader.warm; set "
                    "by --jobs): boxed Python commands start as its forks").tag(config=True)
@@ -94,8 +98,9 @@ class Sandbox(Configurable):
             return "namespaces"
         return "namespaces" if namespaces_available()[0] else "plain"
 
-    def open(self, course_root: Path | str) -> Box | None:
-        """A fresh box for one notebook (``None`` when the sandbox is off)."""
+    def open(self, course_root: Path | str, judge: bool = False) -> Box | None:
+        """A fresh box for one notebook (``None`` when the sandbox is off); ``judge``: for
+        its trusted pass, under the slot's judge uid."""
         mode = self.resolved_mode()
         if mode == "off":
             return None
@@ -103,7 +108,8 @@ class Sandbox(Configurable):
         warm = self.warm or None
         if mode == "plain":
             return Box(self.limits(), mode, uid=os.getuid(), warm=warm)
-        return Box(self.limits(), mode, uid=self.uid_base + self.slot,
+        return Box(self.limits(), mode,
+                   uid=self.uid_base + self.slot + (JUDGE_UIDS if judge else 0),
                    hide=hidden_paths(root, list(self.hidden)),
                    readable=readable_paths(root, list(self.readable)), warm=warm)
 

@@ -21,6 +21,13 @@ The kernel enforces it, whatever the Python objects of the child hold:
   its kin only for its own pid.
 - **no way around the box**: ``ptrace``, ``process_vm_writev``, mounts, namespaces,
   ``bpf``, ``memfd_create`` (code to load from memory), ``userfaultfd``, ``io_uring``.
+- **no signals through shared files**: file locks (``flock``; ``fcntl``'s record, open-file
+  and lease locks, and their queries) and file-change watches (``inotify``, ``fanotify``,
+  ``fcntl``'s ``F_NOTIFY``) fail with ``EPERM``. Every box reads the same system files, and
+  a lock one process takes is seen at once by any other that can read the file: a child
+  could ask a kernel running at the same time (another box, which holds the lab's own
+  implementations) for each answer, and the kernel could print the hidden cases it was
+  asked into its notebook (the ninth red team, ``tests/grading/hostile/redteam9``).
 
 ``pyseccomp`` finds its libraries with ``ctypes.util.find_library``, which starts
 ``ldconfig``: the helper imports it (``prepare``) before any child forks.
@@ -41,6 +48,13 @@ NO_ESCAPE = ("tkill", "pidfd_open", "pidfd_send_signal", "ptrace", "process_vm_w
              "chroot", "bpf", "memfd_create", "userfaultfd", "io_uring_setup", "open_tree",
              "move_mount", "fsopen", "fsmount", "fspick", "mount_setattr", "kcmp",
              "pidfd_getfd", "personality")
+NO_FILE_SIGNALS = ("flock", "inotify_init", "inotify_init1", "inotify_add_watch",
+                   "fanotify_init", "fanotify_mark")  # refused: EPERM
+F_GETLK, F_SETLK, F_SETLKW = 5, 6, 7  # fcntl's commands that lock or query locks, watch a
+F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 36, 37, 38  # folder (F_NOTIFY) or take a lease
+F_SETLEASE, F_GETLEASE, F_NOTIFY = 1024, 1025, 1026
+LOCK_COMMANDS = (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW,
+                 F_SETLEASE, F_GETLEASE, F_NOTIFY)
 
 
 def prepare():
@@ -80,6 +94,11 @@ def load(channel: int) -> None:
     for name in ("fcntl", "ioctl"):  # F_DUPFD; F_SETFL or FIONBIO: non-blocking
         f.add_rule(kill, name, sc.Arg(0, sc.EQ, channel))
     f.add_rule(kill, "close_range", sc.Arg(0, sc.LE, channel), sc.Arg(1, sc.GE, channel))
+    refuse = sc.ERRNO(errno.EPERM)
+    for name in NO_FILE_SIGNALS:
+        f.add_rule(refuse, name)
+    for command in LOCK_COMMANDS:
+        f.add_rule(refuse, "fcntl", sc.Arg(1, sc.EQ, command))
     f.load()
 
 

@@ -20,7 +20,8 @@ from adapters import exercise_ids  # noqa: E402  (tests/ must be importable firs
 # With pytest-xdist (`make test`: two workers, ``--dist loadgroup``) a test runs where a
 # worker is free, except the tests of one group: they run in one worker, in order.
 # - Two graders (one per worker) run side by side: each worker grades under uids of its own
-#   (``$LAB_GRADING_UID_BASE``, set below; a job slot's uid is that base + slot, and the
+#   (``$LAB_GRADING_UID_BASE``, set below; a job slot's uid is that base + slot, its judges'
+#   that base + 100 + slot, and the
 #   tests that pin their uids take them above it), since RLIMIT_NPROC counts per uid and a
 #   test checks that no process of its uids outlived grading. Everything else a grader
 #   makes is its own: temporary folders, cgroups (random names), the box's mounts.
@@ -32,7 +33,7 @@ from adapters import exercise_ids  # noqa: E402  (tests/ must be importable firs
 # here), not as
 # ``xdist_group`` marks: with pytest 9.2, xdist 3.8 ignores those marks without a word
 # (pytest-xdist issue 1386), and every group was split over both workers.
-UIDS_PER_WORKER = 200  # ≥ the uids one worker's tests use (job slots, and +80/+90 pinned)
+UIDS_PER_WORKER = 200  # ≥ the uids one worker's tests use (job slots, their judges at +100, +80/+90 pinned)
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "")
 if _worker.startswith("gw"):
     from labgrader.sandbox import UID_BASE_ENV, Sandbox  # noqa: E402

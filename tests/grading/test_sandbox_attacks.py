@@ -25,7 +25,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from labgrader.sandbox import Sandbox, namespaces_available
+from labgrader.sandbox import JUDGE_UIDS, Sandbox, namespaces_available
 
 from .test_autograde_jobs import _kc_assignment, _nbg
 
@@ -127,7 +127,8 @@ def _grading_uids_alive(base: int = UID_BASE, jobs: int = 2) -> list[int]:
     for p in Path("/proc").iterdir():
         try:
             uid = int((p / "status").read_text().split("\nUid:")[1].split()[0])
-            if p.name.isdigit() and base <= uid < base + jobs:
+            if p.name.isdigit() and (base <= uid < base + jobs
+                                     or base + JUDGE_UIDS <= uid < base + JUDGE_UIDS + jobs):
                 pids.append(int(p.name))
         except (OSError, IndexError, ValueError):
             pass

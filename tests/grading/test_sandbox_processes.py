@@ -79,6 +79,47 @@ def test_new_processes_and_a_moved_channel_are_killed(action):
     assert syscalls.broke_rules(code) and data == b"", (code, data)
 
 
+def _refused(call):
+    """``call()`` must fail with EPERM (the filter refuses it; the child lives on)."""
+    def action(w):
+        try:
+            call()
+        except PermissionError:
+            os.write(w, b"refused:")
+    return action
+
+
+def _locked_file():
+    return open(os.__file__, "rb")  # a system file every box can read
+
+
+@pytest.mark.parametrize("call", [
+    lambda: __import__("fcntl").flock(_locked_file(), __import__("fcntl").LOCK_SH),
+    lambda: __import__("fcntl").lockf(_locked_file(), __import__("fcntl").LOCK_SH),
+    lambda: __import__("fcntl").fcntl(_locked_file(), syscalls.F_OFD_SETLK,
+                                      bytes(32)),
+    lambda: __import__("fcntl").fcntl(_locked_file(), syscalls.F_GETLK, bytes(32)),
+    lambda: __import__("fcntl").fcntl(os.open("/", os.O_RDONLY), syscalls.F_NOTIFY, 1),
+    lambda: ctypes.CDLL(None, use_errno=True).inotify_init() >= 0 or _raise_errno(),
+], ids=["flock", "lockf", "ofd_lock", "lock_query", "dnotify", "inotify"])
+def test_file_locks_and_watches_are_refused(call):
+    """No signal through a shared file (redteam9): locks and watches fail, the child lives."""
+    assert _in_filtered_child(_refused(call)) == (0, b"refused:ok")
+
+
+def _raise_errno():
+    raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+def test_the_filter_still_lets_fcntl_read_and_set_flags():
+    """The lock rules leave fcntl's other commands alone (``os.set_blocking`` on a pipe)."""
+    def action(w):
+        r2, w2 = os.pipe()
+        os.set_blocking(r2, False)
+        os.write(w, b"flags:" if not os.get_blocking(r2) else b"still blocking:")
+    assert _in_filtered_child(action) == (0, b"flags:ok")
+
+
 def _test_source(ex_id: str) -> str:
     name = adapters.target_name(ex_id)
     return f"check_{ex_id}({name})\ncheck_{ex_id}({name}, hidden=True)\n"
