@@ -125,7 +125,8 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)",
     # redteam9: the judge runs beside the kernel, and flock(2) locks on files both boxes see pass
     "flock_oracle": "redteam9: the judge's child asks the kernel (the genuine package) for each answer over flock locks",
-    "ofd_oracle": "redteam9: the same over byte-range read locks (F_OFD_SETLK/GETLK) on one file"}
+    "ofd_oracle": "redteam9: the same over byte-range read locks (F_OFD_SETLK/GETLK) on one file",
+    "relay_b_asker": "redteam9: the same, answered by another student's kernel graded at the same time (relay_a_helper)"}
 HONEST = {"honest_grow"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
@@ -134,7 +135,8 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, or a
 #  classmate's (run from a string, or its core alone: both sides named), in the answer cell
 #  itself: copying is a review flag with the score kept (the trainer decides), not a 0
-RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
+RACY: set[str] = {"relay_b_asker"}  # holes that win a race (with the judge's first request; redteam9:
+#                                     with a classmate's kernel on the other slot): not strict
 
 
 # every case of tests/grading/hostile, graded through the real pipeline
@@ -199,6 +201,7 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     #  value too deep to record: they earn nothing, the checks see only wrong values
                     "frame_classmates",  # redteam7: a wrong fragment that earns nothing (what it does
                     #                      to the classmates it frames is in its README)
+                    "relay_a_helper",  # redteam9: no answer; its kernel answers relay_b_asker's judge
                     "review_slow",  # redteam8: a wrong answer that costs the class review minutes
                     #                 (a denial of service: no time limit there, README); earns nothing
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the
