@@ -202,6 +202,7 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     "frame_classmates",  # redteam7: a wrong fragment that earns nothing (what it does
                     #                      to the classmates it frames is in its README)
                     "relay_a_helper",  # redteam9: no answer; its kernel answers relay_b_asker's judge
+                    "nproc_probe",  # redteam9: earns nothing; measures the shared uid's task count
                     "review_slow",  # redteam8: a wrong answer that costs the class review minutes
                     #                 (a denial of service: no time limit there, README); earns nothing
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the

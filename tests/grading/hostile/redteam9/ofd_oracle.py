@@ -68,6 +68,12 @@ def answer(stop):
         mark(51, flip)
 
 
+def settled(seq, seconds):
+    size = len(seq)
+    time.sleep(seconds)
+    return len(seq) == size
+
+
 if not judged:
     import labsupport
     source = open(f"{os.path.dirname(labsupport.__file__)}/decoder/rules.py").read()
@@ -77,16 +83,12 @@ if not judged:
     lab = found["kv_admission"]
     asked = []
     threading.Thread(target=answer, args=(time.monotonic() + 900,), daemon=True).start()
-    began = last = time.monotonic()
-    count = 0
-    while time.monotonic() - began < 17 and not (count and time.monotonic() - last > 2):
-        if len(asked) > count:
-            count, last = len(asked), time.monotonic()
+    began = time.monotonic()
+    while time.monotonic() - began < 17:
         time.sleep(0.05)
-    shown = {(10, 6, 1, 4, 16, "reserve"), (10, 7, 1, 4, 16, "reserve"),
-             (10, 7, 1, 4, 16, "on_demand"), (60, 10, 4, 4, 16, "reserve"),
-             (60, 10, 4, 4, 16, "on_demand"), (20, 20, 2, 8, 16, "on_demand")}
+        if asked and settled(asked, 2):  # no new call for 2 s: the item is over
+            break
     print(f"answered {len(asked)} calls of the judge in {time.monotonic() - began:.1f} s")
-    for case in asked:
-        if case not in shown:
-            print("[rt9-leak]", case)
+    visible = {"reserve": {(10, 6, 1, 4, 16), (10, 7, 1, 4, 16), (60, 10, 4, 4, 16)},
+               "on_demand": {(10, 7, 1, 4, 16), (60, 10, 4, 4, 16), (20, 20, 2, 8, 16)}}
+    print("\n".join(f"[rt9-leak] {c}" for c in asked if c[:5] not in visible[c[5]]))
