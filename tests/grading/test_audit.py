@@ -48,6 +48,9 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "mask_temps", "kv_commute", "kv_helper", "admit_reorder", "prefix_swap",
                "roof_core", "mate_step", "honest_grow", "review_slow", "speed_inline",
                "timeit_padded",
+               # hostile/redteam9: plain code (os, fcntl, struct, threading, timeit): file locks
+               # and the uid's thread count as channels between the judge's child and a kernel
+               "flock_oracle", "ofd_oracle", "relay_a_helper", "relay_b_asker", "nproc_probe",
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (kernel_messages.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",

@@ -87,7 +87,9 @@ def graded(tmp_path_factory):
     seed = os.environ[GRADER_SEED_ENV]  # this run's (parallel.autograde drew it)
     leaked = sorted(str(p.relative_to(root)) for p in course._dir("autograded").rglob("*.ipynb")
                     if seed in p.read_text())
-    return {c.name: c for c in cases}, rows, export, sources, leaked
+    heard = {p.relative_to(course._dir("autograded")).parts[0] for p in
+             course._dir("autograded").rglob("*.ipynb") if LEAK_MARK in p.read_text()}
+    return {c.name: c for c in cases}, rows, export, sources, leaked, heard
 
 
 COPY = ("similar to the instructors' solution", "similar to the lab's", "holds ")
@@ -98,7 +100,7 @@ SHARE_NUMBERS = re.compile(r"(PartialScore: )?ex\d+_\d+: \d+/\d+ points\..*?(?=;
 def test_controls_score_as_before(graded):
     """The honest control submits the instructors' solution: a copy (``similarity``) of it,
     and for some items of the lab's reference, so it may be flagged for that alone."""
-    _, rows, _, sources, _ = graded
+    _, rows, _, sources, _, _ = graded
     for prefix in sources:
         flagged, grades, comments = rows[f"honest{prefix}"]
         why = {k: v for k, v in ((k, SHARE_NUMBERS.sub("", v or "").strip("; "))
@@ -120,7 +122,11 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     "roof_core": "redteam8: the lab's crossover_batch without its checks, 2.0 moved: too short for the order check (Dice 0.54)",
     "kv_helper": "redteam8: the lab's kv_admission with its ceiling division pulled out into a helper (order 0.89, syntax 0.42)",
     "speed_inline": "redteam8: the lab's speedup_ref with its nested helper inlined for each run (order 0.54, syntax 0.44)",
-    "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)"}
+    "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)",
+    # redteam9: the judge runs beside the kernel, and flock(2) locks on files both boxes see pass
+    "flock_oracle": "redteam9: the judge's child asks the kernel (the genuine package) for each answer over flock locks",
+    "ofd_oracle": "redteam9: the same over byte-range read locks (F_OFD_SETLK/GETLK) on one file",
+    "relay_b_asker": "redteam9: the same, answered by another student's kernel graded at the same time (relay_a_helper)"}
 HONEST = {"honest_grow"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
@@ -129,7 +135,8 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, or a
 #  classmate's (run from a string, or its core alone: both sides named), in the answer cell
 #  itself: copying is a review flag with the score kept (the trainer decides), not a 0
-RACY: set[str] = set()  # holes that win a race (with the judge's first request): not strict
+RACY: set[str] = {"relay_b_asker"}  # holes that win a race (with the judge's first request; redteam9:
+#                                     with a classmate's kernel on the other slot): not strict
 
 
 # every case of tests/grading/hostile, graded through the real pipeline
@@ -137,7 +144,7 @@ RACY: set[str] = set()  # holes that win a race (with the judge's first request)
     pytest.param(c.name, marks=pytest.mark.xfail(strict=c.name not in RACY, reason=HOLES[c.name]))
     if c.name in HOLES else c.name for c in hostile_cases.cases()])
 def test_attack_earns_nothing_or_is_flagged(graded, name):
-    cases, rows, export, sources, _ = graded
+    cases, rows, export, sources, _, _ = graded
     if name not in cases:
         pytest.skip(f"not graded in this run ({ONLY})")
     c = cases[name]
@@ -194,6 +201,8 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     #  value too deep to record: they earn nothing, the checks see only wrong values
                     "frame_classmates",  # redteam7: a wrong fragment that earns nothing (what it does
                     #                      to the classmates it frames is in its README)
+                    "relay_a_helper",  # redteam9: no answer; its kernel answers relay_b_asker's judge
+                    "nproc_probe",  # redteam9: earns nothing; measures the shared uid's task count
                     "review_slow",  # redteam8: a wrong answer that costs the class review minutes
                     #                 (a denial of service: no time limit there, README); earns nothing
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the
@@ -204,7 +213,7 @@ UNREADABLE = {"garbage_frames", "malformed_content", "error_reply", "forged_repl
 
 
 def test_which_attacks_are_flagged(graded):
-    cases, rows, _, _, _ = graded
+    cases, rows, _, _, _, _ = graded
     unflagged = {name for name in cases if not rows[name][0]} - set(HOLES) - HONEST  # HOLES: xfail above
     print("scored 0 without a flag:", sorted(unflagged))
     assert unflagged <= EXPECT_UNFLAGGED, sorted(unflagged - EXPECT_UNFLAGGED)
@@ -221,3 +230,20 @@ def test_which_attacks_are_flagged(graded):
 def test_no_autograded_notebook_holds_the_seed(graded):
     """``judge/seed_print`` printed what it found in its environment: never the run's seed."""
     assert graded[4] == []
+
+
+LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
+LEAKS: dict[str, str] = {  # the judge's calls (hidden cases) reached the kernel's outputs: strict xfail
+    "flock_oracle": "redteam9: the kernel prints the 304 hidden cases the judge's child asked it",
+    "ofd_oracle": "redteam9: the same over byte-range locks"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=why))
+                                  for n, why in LEAKS.items()])
+def test_no_judged_call_reaches_the_feedback(graded, name):
+    """The judge's child gets the hidden inputs; the grading kernel, beside it, writes what the
+    student reads: nothing may pass from one to the other (issue 30, 6)."""
+    cases, _, _, _, _, heard = graded
+    if name not in cases:
+        pytest.skip(f"not graded in this run ({ONLY})")
+    assert name not in heard, f"{name}: the kernel printed arguments of the judge's calls"
