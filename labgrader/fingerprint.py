@@ -10,10 +10,10 @@ audit hook would hear once per attribute (~10 ms a fingerprint), and whose numbe
 object hands on to the next one made."""
 from __future__ import annotations
 
-import inspect
 import itertools
 import operator
 import sys
+import types
 
 from labsupport.exercises.guard import GradingContext
 
@@ -29,19 +29,22 @@ def _context(v: GradingContext) -> tuple:
 
 
 def _shape(v) -> tuple:
-    """What may not change about one module attribute while a student's code runs."""
-    if type(v) is GradingContext:
+    """What may not change about one module attribute while a student's code runs. Kinds
+    are told by the exact type (``type(v)``), never ``isinstance``, which asks the object's
+    own ``__class__`` (a property a student's object may define)."""
+    kind = type(v)
+    if kind is GradingContext:
         return _context(v)
-    if inspect.isfunction(v):
+    if kind is types.FunctionType:
         cells = tuple(c.cell_contents for c in (v.__closure__ or ()) if _filled(c))
         return (v, v.__code__, v.__defaults__, v.__kwdefaults__, v.__globals__, *cells)
-    if isinstance(v, type):
-        items = sorted((kv for kv in vars(v).items() if kv[0] not in ("__dict__", "__weakref__")),
-                       key=lambda kv: str(kv[0]))
-        return (v, *itertools.chain.from_iterable(items))
-    if isinstance(v, dict):
-        return (v, *itertools.chain.from_iterable(sorted(v.items(), key=lambda kv: str(kv[0]))))
-    if isinstance(v, (list, tuple, set, frozenset)):
+    if issubclass(kind, type):  # its own dict, read with type's descriptor, in its order
+        return (v, *itertools.chain.from_iterable(
+            kv for kv in type.__dict__["__dict__"].__get__(v).items()
+            if kv[0] not in ("__dict__", "__weakref__")))
+    if issubclass(kind, dict):
+        return (v, *itertools.chain.from_iterable(dict.items(v)))
+    if kind in (list, tuple, set, frozenset):
         return (v, *v)
     return (v,)
 
@@ -52,6 +55,9 @@ def _filled(cell) -> bool:
         return True
     except ValueError:
         return False
+
+
+_MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__  # a module's dict, whatever its class says
 
 
 def _same(a: tuple, b: tuple) -> bool:
@@ -76,7 +82,7 @@ def fingerprint(reuse: dict | None = None, again: tuple[str, ...] = ()) -> dict[
             name = name.rsplit(".", 1)[0]
             fresh.add(name)
     for name, mod in modules:
-        d = getattr(mod, "__dict__", None)
+        d = _MODULE_DICT(mod) if issubclass(type(mod), types.ModuleType) else None
         if name not in fresh and reuse[name][0] is mod and reuse[name][1] is d:
             fp[name] = reuse[name]
             continue

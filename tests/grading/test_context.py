@@ -66,3 +66,31 @@ def test_a_reused_fingerprint_reads_again_what_changed_since(monkeypatch):
     other.__dict__.update(vars(guard))
     monkeypatch.setitem(sys.modules, GUARD, other)
     assert fp.fingerprint(reuse=base) == fp.fingerprint()  # a replaced module: read again
+
+
+def test_a_fingerprint_runs_no_code_of_the_objects_it_reads(monkeypatch):
+    """Kinds by exact type, dicts read with ``dict``'s own methods (redteam9): a student's
+    object in a protected module (a ``__class__`` property, a dict whose ``items`` is its
+    own, a list that iterates itself) is compared by identity, never asked anything."""
+    ran = []
+
+    class Sneaky:
+        @property
+        def __class__(self):
+            ran.append("__class__")
+            return dict
+
+    class Keys(dict):
+        def items(self):
+            ran.append("items")
+            return super().items()
+
+    class Rows(list):
+        def __iter__(self):
+            ran.append("iter")
+            return super().__iter__()
+    for name, value in (("_fp_sneaky", Sneaky()), ("_fp_keys", Keys(a=1)), ("_fp_rows", Rows([1]))):
+        monkeypatch.setattr(guard, name, value, raising=False)
+    base = fp.fingerprint()
+    monkeypatch.setattr(guard, "_fp_rows", Rows([2]))
+    assert fp.changed(base, fp.fingerprint()) == [f"{GUARD}._fp_rows"] and ran == []

@@ -122,11 +122,7 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     "roof_core": "redteam8: the lab's crossover_batch without its checks, 2.0 moved: too short for the order check (Dice 0.54)",
     "kv_helper": "redteam8: the lab's kv_admission with its ceiling division pulled out into a helper (order 0.89, syntax 0.42)",
     "speed_inline": "redteam8: the lab's speedup_ref with its nested helper inlined for each run (order 0.54, syntax 0.44)",
-    "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)",
-    # redteam9: the judge runs beside the kernel, and flock(2) locks on files both boxes see pass
-    "flock_oracle": "redteam9: the judge's child asks the kernel (the genuine package) for each answer over flock locks",
-    "ofd_oracle": "redteam9: the same over byte-range read locks (F_OFD_SETLK/GETLK) on one file",
-    "relay_b_asker": "redteam9: the same, answered by another student's kernel graded at the same time (relay_a_helper)"}
+    "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)"}
 HONEST = {"honest_grow"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
@@ -135,8 +131,8 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, or a
 #  classmate's (run from a string, or its core alone: both sides named), in the answer cell
 #  itself: copying is a review flag with the score kept (the trainer decides), not a 0
-RACY: set[str] = {"relay_b_asker"}  # holes that win a race (with the judge's first request; redteam9:
-#                                     with a classmate's kernel on the other slot): not strict
+RACY: set[str] = set()  # holes that win a race (with the judge's first request, or with a
+#                         classmate's kernel on the other slot): not strict
 
 
 # every case of tests/grading/hostile, graded through the real pipeline
@@ -202,7 +198,9 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     "frame_classmates",  # redteam7: a wrong fragment that earns nothing (what it does
                     #                      to the classmates it frames is in its README)
                     "relay_a_helper",  # redteam9: no answer; its kernel answers relay_b_asker's judge
-                    "nproc_probe",  # redteam9: earns nothing; measures the shared uid's task count
+                    "flock_oracle", "ofd_oracle", "relay_b_asker",  # redteam9: the child's locks are
+                    #  refused (EPERM: syscalls.NO_FILE_SIGNALS), so no answer comes: 0
+                    "nproc_probe",  # redteam9: earns nothing; the judge's uid is not the kernel's
                     "review_slow",  # redteam8: a wrong answer that costs the class review minutes
                     #                 (a denial of service: no time limit there, README); earns nothing
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the
@@ -233,13 +231,11 @@ def test_no_autograded_notebook_holds_the_seed(graded):
 
 
 LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
-LEAKS: dict[str, str] = {  # the judge's calls (hidden cases) reached the kernel's outputs: strict xfail
-    "flock_oracle": "redteam9: the kernel prints the 304 hidden cases the judge's child asked it",
-    "ofd_oracle": "redteam9: the same over byte-range locks"}
+LEAKS = ("flock_oracle", "ofd_oracle")  # redteam9: kernels that print the hidden cases the judge's
+#                                         child sends them (over file locks, refused since)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=why))
-                                  for n, why in LEAKS.items()])
+@pytest.mark.parametrize("name", LEAKS)
 def test_no_judged_call_reaches_the_feedback(graded, name):
     """The judge's child gets the hidden inputs; the grading kernel, beside it, writes what the
     student reads: nothing may pass from one to the other (issue 30, 6)."""
