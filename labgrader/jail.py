@@ -58,6 +58,23 @@ def loopback_up() -> None:
         fcntl.ioctl(s.fileno(), SIOCSIFFLAGS, struct.pack("16sh", b"lo", flags | IFF_UP) + b"\0" * 22)
 
 
+KEYCTL = {"x86_64": 250, "aarch64": 219}  # keyctl(2)'s number (glibc has no wrapper for it)
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+
+
+def fresh_keyrings() -> None:
+    """The kernel's keyrings of this uid outlive its processes: empty the uid's user
+    keyrings (what the box before, of the same uid, left there) and join a session keyring
+    of the box's own. Where the system has no keyrings (or hides them), nothing to do."""
+    number = KEYCTL.get(os.uname().machine)
+    if number is None:
+        return
+    for ring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
+        libc.syscall(number, KEYCTL_CLEAR, ring, 0, 0, 0)
+    libc.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None, 0, 0, 0)
+
+
 def set_limits(limits: dict) -> None:
     for name, value in limits.items():
         if value is not None:
@@ -95,6 +112,7 @@ def _in_child(spec: dict, start=_exec) -> None:
         os.setgroups([])
         os.setresgid(spec["gid"], spec["gid"], spec["gid"])
         os.setresuid(spec["uid"], spec["uid"], spec["uid"])
+        fresh_keyrings()  # no state passes to the next box of this uid through the kernel's keys
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     os.umask(0o077)

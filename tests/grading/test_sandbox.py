@@ -84,6 +84,36 @@ def test_namespaces_box_hides_the_course_and_the_grader(tmp_path):
     assert got["package"].startswith(str(Path(__import__("labsupport").__file__).parent))
 
 
+KEYS = """
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+ADD_KEY, KEYCTL, KEYCTL_SEARCH, USER = 248, 250, 10, -4
+if sys.argv[1] == "leave":
+    key = libc.syscall(ADD_KEY, b"user", b"lab-note", b"answers of the last box", 23, USER)
+    print(key if key > 0 else f"error {ctypes.get_errno()}")
+else:
+    print(libc.syscall(KEYCTL, KEYCTL_SEARCH, USER, b"user", b"lab-note", 0))
+"""
+
+
+@needs_ns
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the probe's system call numbers")
+def test_a_key_left_in_the_uids_keyring_is_gone_in_the_next_box(tmp_path):
+    """The kernel's keyrings outlive a uid's processes (redteam9): one box of a slot leaves a
+    key in the uid's user keyring; the next box of that slot finds none (``jail.fresh_keyrings``)."""
+    found = []
+    for step in ("leave", "find"):
+        box = _box("namespaces", tmp_path)
+        try:
+            rc, out, err = box.run([PY, "-c", KEYS, step], "", 60)
+        finally:
+            box.close()
+        assert rc == 0, err
+        found.append(int(out.split()[-1]) if out.split()[-1].lstrip("-").isdigit() else out)
+    assert isinstance(found[0], int) and found[0] > 0, found  # the key was made
+    assert found[1] == -1, found  # not there any more
+
+
 def test_box_covers_every_top_folder_but_the_system_ones(tmp_path):
     """A copy of the key outside the course (another clone of the lab, another course under
     /work or /data) is out of reach: the box shows only the system folders of ``/`` and what
