@@ -200,8 +200,8 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
     """Autograde every submission (of ``assignment``, by ``students``) not graded yet (all
     with ``force``; ``Course.is_graded``) with ``jobs`` workers; ``report`` (a list) gets one
     ``{student, assignment, s, ok, phases}`` per submission. The solutions are graded first,
-    as the first jobs (the preflight, ``preflight.mirrored``): grading stops, nothing
-    written, unless they get full marks.
+    as jobs on the same slots, alone (the preflight, ``preflight.mirrored``): grading stops,
+    nothing written, unless they get full marks.
 
     With ``warm`` (and a sandbox), each job slot has a warm template (``warm``): its
     kernels (the preflight's too) start as forks of one process that imported the heavy
@@ -234,9 +234,8 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
 
 def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s, progress,
            report, first: preflight.Mirror) -> bool:
-    """Grade the solutions of ``first`` (the preflight), then ``pairs``, on ``jobs`` slots;
-    ``autograde``'s result. The class's jobs start while the preflight's run, but none is
-    merged into the gradebook before the preflight passed (``preflight.conclude``)."""
+    """Grade the solutions of ``first`` (the preflight) on ``jobs`` slots, then, once they
+    passed (``preflight.conclude``), ``pairs``; ``autograde``'s result."""
     from tqdm import tqdm
     from . import review, seal, similarity
     sealed = seal.session(course.root)
@@ -299,64 +298,60 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
                                        fails.get(student, 0)))
             bar.update(1)
         ctx = _context()
-        held: list[tuple] = []  # students' jobs done before the preflight passed
-        pre_failed: list[str] = []
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(_job, ctx, pre_roots[p], *p, overrides, submission_timeout_s,
-                                   threads, slots, stop, now_grading, sockets): p for p in checks}
-            gate = set(futures)  # the preflight's jobs: submitted first, so they run first
-            futures.update({pool.submit(_job, ctx, roots[p], *p, classwide, submission_timeout_s,
-                                        threads, slots, stop, now_grading, sockets): p
-                            for p in pairs})
+        futures: dict = {}
+
+        def seal_holds(student: str, a: str) -> bool:
+            """The seal after a job; if it broke, everything stops (``broken``)."""
+            nonlocal broken
             try:
-                for fut in as_completed(futures):
+                others = [f"{s}/{x}" for f, (s, x) in futures.items() if f.running()]
+                sealed.check(f"{student}/{a}" + (f" (or {', '.join(others)}, graded at "
+                                                 "the same time)" if others else ""))
+                return True
+            except seal.SealBroken as err:
+                broken = err
+                stop.set()  # running jobs are killed; the rest never start
+                for other in futures:
+                    other.cancel()
+                return False
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            try:
+                futures = {pool.submit(_job, ctx, pre_roots[p], *p, overrides, submission_timeout_s,
+                                       threads, slots, stop, now_grading, sockets): p for p in checks}
+                found: list[str] = []  # the preflight's jobs, alone on the slots: no student's
+                for fut in as_completed(futures):  # code runs beside them (a kernel's CPU flood)
                     student, a = futures[fut]
-                    good, secs, tail, phase_s = fut.result()
+                    good, _, tail, _ = fut.result()
                     now_grading(student, a, done=True)
-                    try:
-                        others = [f"{s}/{x}" for f, (s, x) in futures.items() if f.running()]
-                        sealed.check(f"{student}/{a}" + (f" (or {', '.join(others)}, graded at "
-                                                         "the same time)" if others else ""))
-                    except seal.SealBroken as err:
-                        broken = err
-                        stop.set()  # running jobs are killed; the rest never start
-                        for other in futures:
-                            other.cancel()
-                        failed += [futures[f] for f in futures
-                                   if f not in gate and (not f.done() or f.cancelled())]
+                    if not seal_holds(student, a):
                         break
-                    if fut not in gate:
-                        record = (student, a, good, secs, tail, phase_s)
-                        if gate:
-                            held.append(record)
-                        else:
-                            settle(*record)
-                        continue
-                    gate.discard(fut)
                     if good:  # its grades stay in its private course: only read here
                         mine = _layout(pre_roots[student, a])
-                        pre_failed += preflight.problems(
+                        found += preflight.problems(
                             mine.db_url, pre_roots[student, a] / mine.autograded_directory, [a])
                     else:
-                        pre_failed.append(f"{a}: grading the solutions failed:\n"
-                                          + preflight.tail(tail))
-                    if gate:
-                        continue
+                        found.append(f"{a}: grading the solutions failed:\n" + preflight.tail(tail))
+                if broken is None:
                     try:
-                        preflight.conclude(first, pre_failed)
+                        preflight.conclude(first, found)
                     except preflight.PreflightFailed as err:
-                        stop.set()  # nothing of the class is merged: no grade written
-                        for other in futures:
-                            other.cancel()
                         bar.close()
-                        print(f"FAIL {err}", file=sys.stderr)
+                        print(f"FAIL {err}", file=sys.stderr)  # no grade written
                         return False
                     if first.todo:
                         bar.write(f"ok   preflight: the solutions of {', '.join(first.todo)} "
                                   "get full marks")
-                    for done in held:
-                        settle(*done)
-                    held.clear()
+                    futures = {pool.submit(_job, ctx, roots[p], *p, classwide, submission_timeout_s,
+                                           threads, slots, stop, now_grading, sockets): p
+                               for p in pairs}
+                for fut in as_completed(futures) if broken is None else ():
+                    student, a = futures[fut]
+                    good, secs, tail, phase_s = fut.result()
+                    now_grading(student, a, done=True)
+                    if not seal_holds(student, a):
+                        failed += [futures[f] for f in futures if not f.done() or f.cancelled()]
+                        break
+                    settle(student, a, good, secs, tail, phase_s)
             except KeyboardInterrupt:
                 interrupted = True
                 stop.set()  # the running jobs are killed, the waiting ones never start

@@ -3,9 +3,9 @@
 ``check(course, assignments)`` submits each assignment's source notebooks (the solutions)
 as one pseudo-student of a private copy of the course — same configuration, same sandbox,
 same run's hidden cases — and grades them with the lab's pipeline (nbgrader's API, one
-assignment after another). ``parallel.autograde`` grades the same copy (``mirrored``) as the
-first jobs of its class, on the same job slots, and writes no student's grade before
-``conclude`` passed.
+assignment after another). ``parallel.autograde`` grades the same copy (``mirrored``) as jobs
+of its own on its job slots, alone (no student's code runs beside them), and starts the
+class's jobs only once ``conclude`` passed.
 Every auto-graded item must get full marks (a review flag alone, e.g. a slow kernel cell
 killed at the timeout, does not stop grading); otherwise ``PreflightFailed`` names
 each item and what went wrong, before a single student's grade is written. A grading

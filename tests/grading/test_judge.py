@@ -188,8 +188,8 @@ def _graded(course, student="student1") -> bool:
 @pytest.mark.slow
 @pytest.mark.parametrize("how", ["in turn", "jobs"])
 def test_preflight_stops_on_a_solution_without_full_marks(padding_course, capsys, how):
-    """In turn (``Course.autograde``) and with jobs (``parallel.autograde``: the student's
-    job runs beside the preflight's, and is never merged)."""
+    """In turn (``Course.autograde``) and with jobs (``parallel.autograde``: the preflight's
+    jobs run alone, and no student's job starts)."""
     course = padding_course
     src = course._dir("source") / "03_padding" / "03_padding.ipynb"
     good = src.read_text()
