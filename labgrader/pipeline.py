@@ -70,6 +70,11 @@ class Plan:
     elsewhere: list[tuple[int, str]] = field(default_factory=list)  # (cell index, why): not an answer
     judging: Judging | None = None
 
+    def flag(self, tid: str, ename: str, why: str) -> None:
+        """``tid`` scores 0 with ``ename: why``, and a trainer looks."""
+        self.review[tid] = why
+        self.zero[tid] = (ename, why)
+
 
 class Judging:
     """One notebook's trusted pass, in a thread of its grading job, started before the
@@ -184,10 +189,7 @@ class TrustedChecks(NbGraderPreprocessor):
         from nbgrader.coursedir import CourseDirectory
         found = roles(nb, resources, self.config)
         plan = Plan(found, keyed.Keys(CourseDirectory(config=self.config).root))
-
-        def flag(tid: str, ename: str, why: str) -> None:  # scores 0, a trainer looks
-            plan.review[tid] = why
-            plan.zero[tid] = (ename, why)
+        flag = plan.flag
         for i, c in enumerate(nb.cells):
             if c.cell_type != "code" or not c.source.strip():
                 continue
@@ -226,10 +228,7 @@ class TrustedChecks(NbGraderPreprocessor):
             nb.cells[i].outputs.append(nbformat.v4.new_output(
                 "stream", name="stdout", text=f"[labsupport] flagged for manual review: {why}\n"))
         flagged_elsewhere = [why for _, why in plan.elsewhere]
-
-        def flag(tid: str, ename: str, why: str) -> None:  # scores 0, a trainer looks
-            review[tid] = why
-            zero[tid] = (ename, why)
+        flag = plan.flag
         cells = {t: next((c for c in nb.cells if c.cell_type == "code"
                           and _nbg(c).get("grade_id") == t), None) for t in found.tests}
         t0 = time.perf_counter()

@@ -38,8 +38,7 @@ from pathlib import Path
 
 PRELOAD = ("numpy", "torch", "transformers", "transformers.models.bert.modeling_bert",
            "transformers.models.gpt2.modeling_gpt2", "matplotlib", "matplotlib.pyplot",
-           "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.debugger", "IPython",
-           "ipywidgets")  # ipykernel.debugger: debugpy, which each kernel's start imports (~0.09 s)
+           "ipykernel.kernelapp", "ipykernel.ipkernel", "IPython", "ipywidgets")
 ENV_KEEP = ("PATH", "PYTHONPATH", "LANG", "LANGUAGE", "TZ", "MPLBACKEND", "OMP_NUM_THREADS",
             "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TOKENIZERS_PARALLELISM",
             "HF_HUB_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS", "TRANSFORMERS_OFFLINE", "LAB_DEVICE",

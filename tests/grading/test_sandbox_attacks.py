@@ -39,8 +39,7 @@ LIMITS = f"""
 c.Sandbox.uid_base = {UID_BASE}
 c.Execute.timeout = 5
 c.Sandbox.notebook_s = 40
-c.Sandbox.memory_mib = 1024  # the fork bomb's 128 children each copy the kernel's page tables
-#                             (torch mapped): at 768 MiB, in a loaded full suite, memory ran out first
+c.Sandbox.memory_mib = 768
 c.Sandbox.processes = 128  # a fork bomb meets it long before the 5 s cell timeout, even on a loaded machine
 c.Sandbox.output_mib = 8
 c.Sandbox.scratch_mib = 192
