@@ -104,9 +104,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "collect":
             return 0 if course.collect(args.source, args.assignment, args.regexp) else 1
         if args.cmd == "autograde":
-            from .sandbox import JUDGE_UIDS
-            if not 1 <= args.jobs < JUDGE_UIDS:  # a slot's kernels and judges have their own uids
-                p.error(f"--jobs must be in [1, {JUDGE_UIDS - 1}] (got {args.jobs})")
+            try:
+                parallel.check_jobs(args.jobs)
+            except ValueError as err:
+                p.error(str(err))
             if args.submission_timeout <= 0:
                 p.error(f"--submission-timeout must be > 0 s (got {args.submission_timeout:g})")
             if args.assignment and args.assignment not in course.assignments():

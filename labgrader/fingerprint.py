@@ -90,7 +90,8 @@ def fingerprint(reuse: dict | None = None, again: tuple[str, ...] = ()) -> dict[
         keys = tuple(k for k, _ in items)
         if name.startswith(DEEP):
             cached = CACHES.get(name, ())
-            shapes = tuple((v,) if k in cached else _shape(v) for k, v in items)
+            shapes = tuple((v,) if type(k) is str and k in cached else _shape(v)
+                           for k, v in items)
             flat = tuple(itertools.chain.from_iterable(shapes))
         else:
             shapes = flat = tuple(v for _, v in items)
@@ -107,10 +108,12 @@ def changed(before: dict, after: dict) -> list[str]:
         if now is None or now[0] is not was[0] or now[1] is not was[1]:
             out.append(f"sys.modules[{name!r}]")
             continue
-        if now[2] == was[2] and _same(was[4], now[4]):
+        if _same(was[2], now[2]) and _same(was[4], now[4]):
             continue
+        if any(type(k) is not str for k in now[2]):  # its hash or == would run its code
+            out.append(f"{name}: an attribute named by an object that is not a plain str")
         deep = name.startswith(DEEP)
-        current = dict(zip(now[2], now[3]))
+        current = {k: v for k, v in zip(now[2], now[3]) if type(k) is str}
         out += [f"{name}.{k}" for k, v in zip(was[2], was[3])
                 if k not in current or not (_same(v, current[k]) if deep else v is current[k])]
     return sorted(out)

@@ -193,6 +193,14 @@ def student_line(db_url: str, student: str, assignments: list[str], seconds: flo
             f"{seconds:.0f} s ({len(assignments)} notebook(s))")
 
 
+def check_jobs(jobs: int) -> None:
+    """``ValueError`` unless ``jobs`` (job slots) is in [1, ``JUDGE_UIDS`` − 1]: a slot's
+    kernels and its judges each take one uid of a range that size."""
+    from .sandbox import JUDGE_UIDS
+    if not 1 <= jobs < JUDGE_UIDS:
+        raise ValueError(f"--jobs must be in [1, {JUDGE_UIDS - 1}] (got {jobs})")
+
+
 def autograde(course, assignment: str | None = None, students: list[str] | None = None, *,
               jobs: int = 2, submission_timeout_s: float = SUBMISSION_TIMEOUT_S,
               progress: bool = True, report: list | None = None, force: bool = False,
@@ -209,10 +217,8 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
     ends with one line (``student_line``). Ctrl-C stops the running jobs and returns False:
     every submission merged so far is in the gradebook whole, the others are not (a rerun
     grades them)."""
-    from .sandbox import JUDGE_UIDS
     from .seed import grader_env
-    if not 1 <= jobs < JUDGE_UIDS:  # a slot's kernels and its judges each have a uid range
-        raise ValueError(f"jobs must be in [1, {JUDGE_UIDS - 1}] (got {jobs})")
+    check_jobs(jobs)
     grader_env()  # one seed for the whole run (the workers inherit it), preflight included
     pairs = course.to_autograde(assignment, students, force)
     if not pairs:

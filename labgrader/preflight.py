@@ -82,15 +82,15 @@ def check(course, assignments: list[str]) -> None:
                  + failed)
 
 
-def conclude(m: Mirror, problems: list[str]) -> None:
-    """``PreflightFailed`` naming ``problems`` (``problems``: each item of the solutions
-    without full marks; a run that did not finish, and why) if there are any; else each
-    assignment of ``m`` is remembered as passed for the rest of the process."""
-    if problems:
+def conclude(m: Mirror, found: list[str]) -> None:
+    """``PreflightFailed`` naming what was ``found`` (each item of the solutions without full
+    marks, each run that did not finish, and why), if anything; else each assignment of
+    ``m`` is remembered as passed for the rest of the process."""
+    if found:
         raise PreflightFailed(
             "preflight: the instructors' solutions do not get full marks in this grading "
             "environment, so no student is graded (no grade was written):\n  - "
-            + "\n  - ".join(problems))
+            + "\n  - ".join(found))
     _PASSED.update((m.key[0], a, m.key[1]) for a in m.todo)
 
 

@@ -89,8 +89,24 @@ def test_a_fingerprint_runs_no_code_of_the_objects_it_reads(monkeypatch):
         def __iter__(self):
             ran.append("iter")
             return super().__iter__()
+    class Name(str):
+        def __hash__(self):
+            ran.append("hash")
+            return str.__hash__(self)
+
+        def __eq__(self, other):
+            ran.append("eq")
+            return str.__eq__(self, other)
     for name, value in (("_fp_sneaky", Sneaky()), ("_fp_keys", Keys(a=1)), ("_fp_rows", Rows([1]))):
         monkeypatch.setattr(guard, name, value, raising=False)
     base = fp.fingerprint()
     monkeypatch.setattr(guard, "_fp_rows", Rows([2]))
     assert fp.changed(base, fp.fingerprint()) == [f"{GUARD}._fp_rows"] and ran == []
+    vars(guard)[Name("_fp_named")] = 1
+    try:
+        ran.clear()  # (setting it hashed it, in the test)
+        after = fp.fingerprint()
+        assert f"{GUARD}: an attribute named by an object that is not a plain str" in \
+            fp.changed(base, after) and ran == []
+    finally:
+        del vars(guard)["_fp_named"]
