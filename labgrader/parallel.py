@@ -264,7 +264,10 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
         pre_roots = {p: _private_course(first.course, *p, Path(tmp) / "preflight") for p in checks}
         roots = {p: _private_course(course, *p, Path(tmp)) for p in pairs}
         (Path(tmp) / "fingerprints").mkdir()
-        classwide = {**overrides, similarity.CLASS: str(course._dir("submitted")),  # classmates
+        (Path(tmp) / "memo").mkdir()  # the checks' costly cases: the preflight's judges build
+        memo = {"TrustedChecks.memo": str(Path(tmp) / "memo")}  # them, every other reads them
+        preflight_wide = {**overrides, **memo, "TrustedChecks.fill_memo": True}
+        classwide = {**overrides, **memo, similarity.CLASS: str(course._dir("submitted")),
                      similarity.CACHE: str(Path(tmp) / "fingerprints")}  # read once per run
         bar = tqdm(total=len(pairs), unit="notebook", desc="", disable=not progress,
                    file=sys.stderr, bar_format="autograde {n_fmt}/{total_fmt} {bar:20} "
@@ -322,7 +325,7 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
                 return False
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             try:
-                futures = {pool.submit(_job, ctx, pre_roots[p], *p, overrides, submission_timeout_s,
+                futures = {pool.submit(_job, ctx, pre_roots[p], *p, preflight_wide, submission_timeout_s,
                                        threads, slots, stop, now_grading, sockets): p for p in checks}
                 found: list[str] = []  # the preflight's jobs, alone on the slots: no student's
                 for fut in as_completed(futures):  # code runs beside them (a kernel's CPU flood)

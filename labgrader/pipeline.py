@@ -15,13 +15,15 @@ wrote runs in a browser).
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import nbformat
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
-from traitlets import Float
+from traitlets import Bool, Float, Unicode
 
 from labsupport.exercises import partial
 
@@ -126,6 +128,25 @@ class Judging:
         return self._out
 
 
+def _memo_read(folder: str) -> dict[str, bytes]:
+    """The run's memo (``TrustedChecks.memo``): name -> pickled cases; {} without one."""
+    if not folder or not os.path.isdir(folder):
+        return {}
+    return {f.name.replace("__", "/"): f.read_bytes() for f in Path(folder).iterdir()
+            if not f.name.startswith(".")}
+
+
+def _memo_keep(folder: str, built: dict[str, bytes]) -> None:
+    """Add ``built`` to the run's memo, each file whole (another job may read it now)."""
+    if not folder:
+        return
+    for name, data in built.items():
+        dest = Path(folder) / name.replace("/", "__")
+        part = dest.with_name(f".{dest.name}.{os.getpid()}")
+        part.write_bytes(data)
+        os.replace(part, dest)
+
+
 class StartTrusted(NbGraderPreprocessor):
     """Before the kernel runs: ``TrustedChecks.start`` (the notebook's trusted pass begins,
     beside its kernel); ``TrustedChecks``, after the kernel, reads its verdicts."""
@@ -162,6 +183,11 @@ class TrustedChecks(NbGraderPreprocessor):
     timeout = Float(None, allow_none=True,
                     help="seconds per answer cell in the trusted pass (default: Execute.timeout)"
                     ).tag(config=True)
+    memo = Unicode("", help="a folder of the grader's (none: no memo) where a grading run "
+                   "keeps the checks' costly cases (labsupport.exercises.casememo), handed "
+                   "to every judge").tag(config=True)
+    fill_memo = Bool(False, help="keep in ``memo`` what this judge built: the preflight only "
+                     "(the instructors' solutions; no student code ran beside)").tag(config=True)
 
     def _run_trusted(self, items: list, timeout: float, judging: Judging) -> dict:
         """The trusted pass in a fresh box; a pass that does not finish fails every item.
@@ -169,9 +195,14 @@ class TrustedChecks(NbGraderPreprocessor):
         (for the review), and may kill the box (``Judging.cancel``)."""
         box = judging.hold(Sandbox(config=self.config).open(course_root(self.config), judge=True)) \
             if items else None
+        memo = _memo_read(self.memo)
+        given = set(memo)
         try:
             run = functools.partial(box.run, what="the trusted pass") if box else None
-            return trusted.run_items(items, timeout, run=run, compiled=judging.compiled)
+            out = trusted.run_items(items, timeout, run=run, compiled=judging.compiled, memo=memo)
+            if self.fill_memo:
+                _memo_keep(self.memo, {k: v for k, v in memo.items() if k not in given})
+            return out
         except trusted.GradingEnvironmentError:
             raise  # no grade from a box that cannot run the lab: this notebook fails
         except (RuntimeError, OSError) as exc:

@@ -20,6 +20,7 @@ value; the key itself stays in ``pipeline.TrustedChecks``.
 from __future__ import annotations
 
 import ast
+import base64
 import contextlib
 import importlib
 import json
@@ -522,18 +523,21 @@ def _subprocess(argv: list, stdin: str, timeout_s: float, env: dict) -> tuple[in
     return proc.returncode, proc.stdout, proc.stderr
 
 
-def run_items(items: list[Item], timeout_s: float = 60.0,
-              run: Runner | None = None, compiled: dict | None = None) -> dict[str, tuple]:
+def run_items(items: list[Item], timeout_s: float = 60.0, run: Runner | None = None,
+              compiled: dict | None = None, memo: dict | None = None) -> dict[str, tuple]:
     """grade_id -> (status, message, answer), from a fresh helper process (started by
     ``run``: the grading sandbox's ``Box.run``; a plain subprocess by default). ``status``:
     "pass", "fail", "tampered" (the grading machinery changed) or "reference" (the lab's own
     implementation ran); ``answer``: a keyed item's plain answer (else None). ``compiled``
-    (a dict) gets grade_id -> the sources the item's child compiled while graded."""
+    (a dict) gets grade_id -> the sources the item's child compiled while graded. ``memo``
+    (a dict, ``casememo``'s name -> pickled cases): handed to the helper, and gets what the
+    helper built besides."""
     if not items:
         return {}
     from .seed import hidden_keys
     job = json.dumps({"timeout_s": timeout_s,
                       "keys": hidden_keys(i.grade_id.removesuffix("_test") for i in items),
+                      "memo": {k: base64.b64encode(v).decode() for k, v in (memo or {}).items()},
                       "items": [{"grade_id": i.grade_id, "answer": i.answer, "test": i.test,
                                  "target": i.target} for i in items]})
     budget = timeout_s * len(items) + 120
@@ -549,6 +553,8 @@ def run_items(items: list[Item], timeout_s: float = 60.0,
     got = json.loads(lines[-1])
     if compiled is not None:
         compiled.update({k: [str(s) for s in v] for k, v in got.get("compiled", {}).items()})
+    if memo is not None:
+        memo.update({str(k): base64.b64decode(v) for k, v in got.get("memo", {}).items()})
     return {k: tuple(v) for k, v in got["results"].items()}
 
 
@@ -571,8 +577,11 @@ def main() -> int:
     job = json.loads(sys.stdin.read())
     items = [Item(**i) for i in job["items"]]
     compiled: dict = {}
+    from labsupport.exercises import casememo  # before any check: the run's cases, built once
+    casememo.give({str(k): base64.b64decode(v) for k, v in job.get("memo", {}).items()})
     results = _serve(items, float(job["timeout_s"]), job.get("keys"), compiled)  # children cannot write to our stdout
-    sys.stdout.write(json.dumps({"results": results, "compiled": compiled}) + "\n")
+    sys.stdout.write(json.dumps({"results": results, "compiled": compiled, "memo": {
+        k: base64.b64encode(v).decode() for k, v in casememo.built().items()}}) + "\n")
     return 0
 
 

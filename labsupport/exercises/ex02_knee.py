@@ -3,6 +3,7 @@ answer to ex02_8 for demo cells (``lab_knee_delay``)."""
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -10,6 +11,7 @@ from ..metrics import find_knee, percentiles
 from ..costs import ServiceModel
 from ..sim.simulator import simulate
 from ..traffic import poisson
+from . import casememo
 from .guard import case_rng, exercise_check, require_callable, student
 from .plain import describe, plain, plain_array
 
@@ -41,19 +43,27 @@ def _sweeps(rng: np.random.Generator | None, k: int = 2) -> list[tuple]:
     return out
 
 
+def _sweep_cases(hidden: bool) -> list[tuple]:
+    """(requests, service, sweep parameters, the lab's p99 per delay) of each sweep."""
+    out = []
+    for rate, n, seed, mb, fx, pi, pol, ds in _sweeps(case_rng("ex02_7", True) if hidden else None):
+        reqs, svc = poisson(rate, n, seed=seed), ServiceModel(fx, pi)
+        out.append((reqs, svc, (rate, mb, pol, ds),
+                    reference_sweep(reqs, ds, policy=pol, max_batch=mb, service=svc)))
+    return out
+
+
 @exercise_check("ex02_7")
 def check_ex02_7(obj, hidden: bool = False) -> None:
     ex = "ex02_7"
     require_callable(ex, obj, "p99_vs_delay")
-    for rate, n, seed, mb, fx, pi, pol, ds in _sweeps(case_rng(ex, True) if hidden else None):
-        reqs = poisson(rate, n, seed=seed)
-        svc = ServiceModel(fx, pi)
+    for reqs, svc, (rate, mb, pol, ds), want in casememo.cases(ex, "sweeps", hidden,
+                                                                partial(_sweep_cases, hidden)):
         got = plain_array(ex, student(ex, obj, reqs, ds, policy=pol, max_batch=mb, service=svc),
                           "your p99 latencies")
         if got.shape != (len(ds),):
             raise AssertionError(f"{ex}: return one p99 latency per delay: expected shape "
                                  f"({len(ds)},), got {got.shape}")
-        want = reference_sweep(reqs, ds, policy=pol, max_batch=mb, service=svc)
         if not np.allclose(got, want, rtol=1e-6, atol=1e-6):
             i = int(np.argmax(np.abs(got - want)))
             raise AssertionError(
@@ -75,9 +85,8 @@ def _hockey(x, knee, slope, noise, seed, bend: float = 0.0):
 def check_ex02_8(obj, hidden: bool = False) -> None:
     ex = "ex02_8"
     require_callable(ex, obj, "knee_delay")
-    rate, n, seed, mb, fx, pi, pol, ds = VISIBLE_SWEEP
-    cases = [(ds, reference_sweep(poisson(rate, n, seed=seed), ds, policy=pol,
-                                  max_batch=mb, service=ServiceModel(fx, pi)))]
+    cases = [(ds, want) for _, _, (_, _, _, ds), want in
+             casememo.cases("ex02_7", "sweeps", False, partial(_sweep_cases, False))]
     if hidden:  # curves with one clear knee, drawn from the grader's seed
         rng = case_rng(ex, True)
         for bend in (0.0, 0.0, float(rng.uniform(0.5, 2.0))):

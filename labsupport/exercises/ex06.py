@@ -14,7 +14,7 @@ import numpy as np
 
 from ..decoder import DecodeSequence
 from ..decoder.scheduler import kv_admission as ref_kv_admission
-from . import slo_pick
+from . import casememo, slo_pick
 from .guard import bounded, case_rng, exercise_check, require_callable as _callable, driver
 from .plain import describe, plain
 from .scheduler_parts import cases as _sched_cases
@@ -273,7 +273,8 @@ def check_ex06_6(obj, hidden: bool = False) -> None:
     goodput among those meeting both p99 SLOs, ties to the smaller ``max_seqs``."""
     ex = "ex06_6"
     _callable(ex, obj, "pick_max_seqs")
-    for rows, ttft, tpot, what in slo_pick.cases(hidden):
+    for rows, ttft, tpot, what in casememo.cases(ex, "sweeps", hidden,
+                                                  lambda: slo_pick.cases(hidden)):
         got = plain(ex, bounded(ex, obj, [dict(r) for r in rows], ttft, tpot))
         want = slo_pick.pick(rows, ttft, tpot)
         if type(got) not in (int, type(None)):
