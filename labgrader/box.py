@@ -147,14 +147,14 @@ class Box:
 
     def launch(self, cmd: list[str], **streams):
         """Start ``cmd`` (made by ``command``) in its own session: a fork of the warm template
-        when the box has one and the command is the kernel (``warm.module_of``; its streams
-        are /dev/null), else a new process. ``streams``: ``stdin``/``stdout``/``stderr``/``env``
-        as for ``Popen``."""
+        when the box has one and the command is what it runs (``warm.module_of``: the
+        kernel, or the judge; a stream not a pipe is /dev/null), else a new process.
+        ``streams``: ``stdin``/``stdout``/``stderr``/``env`` as for ``Popen``."""
         from . import warm
         from .jail import kept
-        if self.warm and warm.module_of(self._argv.get(cmd[-1], [])):  # the kernel
-            env = kept(streams.get("env") or os.environ, ENV_KEEP)  # what the jail keeps
-            return warm.WarmProcess(self.warm, cmd[-1], env)
+        if self.warm and warm.module_of(self._argv.get(cmd[-1], [])):
+            env = kept(streams.pop("env", None) or os.environ, ENV_KEEP)  # what the jail keeps
+            return warm.WarmProcess(self.warm, cmd[-1], env, **streams)
         return subprocess.Popen(cmd, start_new_session=True, cwd=self.dir, **streams)
 
     def outside(self, inside: str, proc: subprocess.Popen) -> str:

@@ -97,7 +97,7 @@ def _logged(spec: dict, log: str) -> None:
 
 def _job(ctx, root: Path, student: str, assignment: str, overrides: dict, timeout_s: float,
          threads: int, slots: queue.Queue, stop: threading.Event, on_start=None,
-         warm_sockets: list[str] | None = None):
+         warm_sockets: list[tuple[str, str]] | None = None):
     """Run one job in a forked process on a free job slot; (ok, seconds, log tail, phases)."""
     t0 = time.perf_counter()
     slot = slots.get()
@@ -107,9 +107,10 @@ def _job(ctx, root: Path, student: str, assignment: str, overrides: dict, timeou
     if on_start is not None:
         on_start(student, assignment)
     try:
+        kernel, judge = warm_sockets[slot] if warm_sockets else ("", "")
         spec = {"root": str(root), "student": student, "assignment": assignment,
-                "overrides": {**overrides, "Sandbox.slot": slot,
-                              "Sandbox.warm": warm_sockets[slot] if warm_sockets else ""},
+                "overrides": {**overrides, "Sandbox.slot": slot, "Sandbox.warm": kernel,
+                              "Sandbox.warm_judge": judge},
                 "threads": threads}
         log = root / "autograde.log"
         proc = ctx.Process(target=_logged, args=(spec, str(log)))
@@ -226,16 +227,20 @@ def autograde(course, assignment: str | None = None, students: list[str] | None 
     ok, pairs = course.prepare_autograde(pairs)
     mode = course.announce_sandbox()
     threads = max(1, (os.cpu_count() or 1) // jobs)
-    templates = [Template(threads) for _ in range(jobs)] if warm and mode != "off" else []
+    templates = [(Template(threads), Template(threads, "judge")) for _ in range(jobs)] \
+        if warm and mode != "off" else []
     try:
-        for t in templates:
-            t.wait_ready()
+        for pair in templates:
+            for t in pair:
+                t.wait_ready()
         with preflight.mirrored(course, [a for _, a in pairs]) as first:
-            return _grade(course, pairs, ok, mode, jobs, threads, [t.socket for t in templates],
+            return _grade(course, pairs, ok, mode, jobs, threads,
+                          [(k.socket, j.socket) for k, j in templates],
                           submission_timeout_s, progress, report, first)
     finally:
-        for t in templates:
-            t.close()
+        for pair in templates:
+            for t in pair:
+                t.close()
 
 
 def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s, progress,

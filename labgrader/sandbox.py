@@ -62,8 +62,10 @@ class Sandbox(Configurable):
                        "Default: $LAB_GRADING_UID_BASE, else 65100 (two graders on one machine: "
                        "give each its own range)").tag(config=True)
     slot = Integer(0, help="this grader's job slot (set by --jobs)").tag(config=True)
-    warm = Unicode("", help="the socket of this job slot's warm template (labgrader.warm; set "
-                   "by --jobs): boxed Python commands start as its forks").tag(config=True)
+    warm = Unicode("", help="the socket of this job slot's kernels' warm template "
+                   "(labgrader.warm; set by --jobs): its kernels start as its forks").tag(config=True)
+    warm_judge = Unicode("", help="the socket of this job slot's judges' warm template: its "
+                         "trusted passes start as its forks").tag(config=True)
     readable = List(Unicode(), help="more paths the student's code may read").tag(config=True)
     hidden = List(Unicode(), help="more paths the student's code may not see").tag(config=True)
     memory_mib = Integer(Limits.memory_mib).tag(config=True)
@@ -105,7 +107,7 @@ class Sandbox(Configurable):
         if mode == "off":
             return None
         root = Path(course_root)
-        warm = self.warm or None
+        warm = (self.warm_judge if judge else self.warm) or None
         if mode == "plain":
             return Box(self.limits(), mode, uid=os.getuid(), warm=warm)
         return Box(self.limits(), mode,

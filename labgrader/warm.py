@@ -1,11 +1,12 @@
-"""Warm starts: each job slot's template process has imported the heavy libraries once, and
-every grading kernel of that slot is a fork of it (``MODULES``; the trusted pass starts cold).
+"""Warm starts: each job slot has two template processes, each of which has imported its
+libraries once: every grading kernel of that slot is a fork of the one, every judge (the
+trusted pass) a fork of the other (``PRELOAD``, by kind).
 
 Starting Python and importing torch, transformers, numpy, matplotlib and ipykernel cost
-seconds per kernel. ``Template`` starts
-``python -P -m labgrader.warm SOCKET`` once per job slot, as the grader (root), with a
-clean environment (no seed, no key, no token: nothing a student may read is in its memory);
-it imports ``PRELOAD`` and waits. For each command a grader job sends it the box's spec
+seconds per kernel; a judge's start and imports about 0.2 s. ``Template`` starts
+``python -P -m labgrader.warm SOCKET KIND`` once per job slot and kind, as the grader
+(root), with a clean environment (no seed, no key, no token: nothing a student may read is
+in its memory); it imports ``PRELOAD[KIND]`` and waits. For each command a grader job sends it the box's spec
 (``box.Box.command`` wrote it) and the command's standard streams; the template forks a
 *supervisor* that does what ``jail.py`` does — joins the box's cgroup, new namespaces, the
 box's file system, then forks the command's process, which drops to the slot's grading
@@ -36,39 +37,51 @@ import tempfile
 import time
 from pathlib import Path
 
-PRELOAD = ("numpy", "torch", "transformers", "transformers.models.bert.modeling_bert",
-           "transformers.models.gpt2.modeling_gpt2", "matplotlib", "matplotlib.pyplot",
-           "ipykernel.kernelapp", "ipykernel.ipkernel", "IPython", "ipywidgets")
+PRELOAD = {  # per kind of template: what it imports once, and the one module it runs
+    "kernel": (("numpy", "torch", "transformers", "transformers.models.bert.modeling_bert",
+                "transformers.models.gpt2.modeling_gpt2", "matplotlib", "matplotlib.pyplot",
+                "ipykernel.kernelapp", "ipykernel.ipkernel", "IPython", "ipywidgets"),
+               "ipykernel_launcher"),
+    # the trusted pass: what a cold judge imports before its first item, nothing heavier
+    # (the student process imports again whatever of ``trusted.HEAVY`` the judge holds)
+    "judge": (("labsupport.exercises.guard", "labsupport.exercises.plain",
+               "labsupport.exercises.partial", "labgrader.cellcode", "labgrader.codewatch",
+               "labgrader.syscalls", "labgrader.tripwire", "labgrader.wire"), "labgrader.trusted"),
+}
 ENV_KEEP = ("PATH", "PYTHONPATH", "LANG", "LANGUAGE", "TZ", "MPLBACKEND", "OMP_NUM_THREADS",
             "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TOKENIZERS_PARALLELISM",
             "HF_HUB_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS", "TRANSFORMERS_OFFLINE", "LAB_DEVICE",
             "LAB_SHARED_DATA")  # what a kernel's libraries read at import; never a secret
 FLAGS = {"-P", "-u", "-B", "-E", "-s"}  # interpreter flags a warm start honours (-P: no cwd)
-# Only the kernel starts warm. The trusted pass (``-m labgrader.trusted``) does not: its
-# watch over the grading machinery checks every loaded module after each call of the
-# student's code, so a judge forked with torch & co. loaded took longer than a cold one
-# (08, 2 submissions at load 9-10: 15.3 and 14.8 s warm against 8.8 and 7.6 s cold).
-MODULES = {"ipykernel_launcher"}
+# The judge's template imports only what a cold judge would: one forked with torch & co.
+# loaded took longer than a cold one (its student process imports them again, and its
+# watch checks every loaded module after each call of the student's code; 08, 2
+# submissions at load 9-10: 15.3 and 14.8 s warm against 8.8 and 7.6 s cold).
 READY_S = 120.0  # the template's imports, on a busy machine
 
 
-def module_of(argv: list[str]) -> tuple[str, list[str], bool] | None:
-    """``python [flags] -m MODULE ARGS`` with MODULE in ``MODULES`` → (module, args, cwd
-    first on sys.path); None for any other command (it starts cold)."""
+def module_of(argv: list[str], kind: str | None = None) -> tuple[str, list[str], bool] | None:
+    """``python [flags] -m MODULE ARGS`` with MODULE the one of a template (of ``kind``, or
+    of any) → (module, args, cwd first on sys.path); None for any other command (it
+    starts cold)."""
     if not argv or os.path.realpath(argv[0]) != os.path.realpath(sys.executable):
         return None
     i = 1
     while i < len(argv) and argv[i] in FLAGS:
         i += 1
-    if i + 1 >= len(argv) or argv[i] != "-m" or argv[i + 1] not in MODULES:
+    runs = {PRELOAD[kind][1]} if kind else {m for _, m in PRELOAD.values()}
+    if i + 1 >= len(argv) or argv[i] != "-m" or argv[i + 1] not in runs:
         return None
     return argv[i + 1], argv[i + 2:], "-P" not in argv[1:i]
 
 
 class Template:
-    """One job slot's template process (the grader's side)."""
+    """One job slot's template process of ``kind`` (``PRELOAD``: its kernels, or its
+    judges), the grader's side."""
 
-    def __init__(self, threads: int = 1):
+    def __init__(self, threads: int = 1, kind: str = "kernel"):
+        if kind not in PRELOAD:
+            raise ValueError(f"kind must be one of {sorted(PRELOAD)} (got {kind!r})")
         self.dir = Path(tempfile.mkdtemp(prefix="labsupport-warm-"))  # 0700: the grader's only
         self.socket = str(self.dir / "template.sock")
         env = {k: v for k, v in os.environ.items() if k in ENV_KEEP or k.startswith("LC_")}
@@ -76,7 +89,7 @@ class Template:
             env[var] = str(threads)  # libgomp reads these once, when torch loads
         env.update(MPLBACKEND="Agg", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                    HF_HUB_DISABLE_PROGRESS_BARS="1", TOKENIZERS_PARALLELISM="false")
-        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "labgrader.warm", self.socket],
+        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "labgrader.warm", self.socket, kind],
                                      env=env, cwd=self.dir, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      start_new_session=True)
@@ -106,22 +119,34 @@ class WarmProcess:
     """A command started by a template, as ``subprocess.Popen`` shows one (its pid is the
     supervisor's, the leader of its own session; ``returncode`` its exit status)."""
 
-    def __init__(self, socket_path: str, spec_path: str, env: dict):
+    def __init__(self, socket_path: str, spec_path: str, env: dict, stdin=None, stdout=None,
+                 stderr=None):
         """``env``: the command's environment before the box's own variables (what the jail
-        keeps of it). Its standard streams are /dev/null (a kernel talks over its sockets)."""
+        keeps of it). A standard stream given as ``subprocess.PIPE`` is a pipe to this
+        process (``self.stdin`` & co., binary, as ``Popen`` makes them); any other is
+        /dev/null (a kernel talks over its sockets)."""
         self.args, self.returncode = spec_path, None
-        self.stdin = self.stdout = self.stderr = None
         self._status, remote = socket.socketpair()
-        null = os.open(os.devnull, os.O_RDWR)
+        theirs, mine = [], []
         try:
+            for i, want in enumerate((stdin, stdout, stderr)):
+                if want == subprocess.PIPE:
+                    r, w = os.pipe()
+                    theirs.append(r if i == 0 else w)
+                    mine.append(open(w if i == 0 else r, "wb" if i == 0 else "rb"))
+                else:
+                    theirs.append(os.open(os.devnull, os.O_RDWR))
+                    mine.append(None)
+            self.stdin, self.stdout, self.stderr = mine
             with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
                 s.connect(socket_path)
                 s.sendmsg([json.dumps({"spec": spec_path, "env": env}).encode()],
                           [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                            array.array("i", [remote.fileno(), null, null, null]))])
+                            array.array("i", [remote.fileno(), *theirs]))])
         finally:
             remote.close()
-            os.close(null)
+            for fd in theirs:
+                os.close(fd)
         got = self._read(8, READY_S)
         if len(got) < 8:
             raise RuntimeError("the warm template did not start the command")
@@ -198,24 +223,24 @@ def _run_module(module: str, args: list[str], cwd_first: bool, env: dict):
     return start
 
 
-def _supervisor(request: dict, status: int) -> int:
+def _supervisor(request: dict, status: int, kind: str) -> int:
     """In the template's fork: its own session, then ``jail.supervise`` with a warm start."""
     from . import jail
     os.setsid()
     with open(request["spec"]) as f:
         spec = json.load(f)
-    found = module_of(spec["argv"])
+    found = module_of(spec["argv"], kind)
     if not found:
-        raise ValueError("not a 'python -m' command")
+        raise ValueError(f"not a 'python -m {PRELOAD[kind][1]}' command")
     start = _run_module(*found, dict(request["env"]))
     return jail.supervise(spec, start, status_fd=status)
 
 
-def _serve(path: str) -> None:
+def _serve(path: str, role: str) -> None:
     import importlib
     from . import jail  # noqa: F401 - imported before any fork
     jail._prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the grader that started it
-    for name in PRELOAD:
+    for name in PRELOAD[role][0]:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # supervisors are reaped by the kernel
@@ -247,7 +272,7 @@ def _serve(path: str) -> None:
                         os.dup2(fd, i)
                         os.close(fd)
                     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                    code = _supervisor(json.loads(msg), status)
+                    code = _supervisor(json.loads(msg), status, role)
                 except BaseException as exc:  # noqa: BLE001 - say why, then exit
                     os.write(2, f"warm: cannot start the command: {exc}\n".encode())
                 with contextlib.suppress(OSError):
@@ -258,4 +283,4 @@ def _serve(path: str) -> None:
 
 
 if __name__ == "__main__":
-    _serve(sys.argv[1])
+    _serve(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "kernel")

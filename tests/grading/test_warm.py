@@ -1,5 +1,6 @@
 """Warm starts (``labgrader.warm``): kernels forked from one job slot's template are as
-isolated as cold ones, and nothing one submission leaves reaches the next.
+isolated as cold ones, and nothing one submission leaves reaches the next; judges forked
+from the slot's other template grade as cold ones do.
 
 Real template process, real sandbox (namespaces), real ipykernel driven by nbclient.
 """
@@ -9,6 +10,9 @@ import sys
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+import adapters
+import hostile_cases
 
 from labgrader import warm
 from labgrader.box import Limits
@@ -92,14 +96,63 @@ def test_each_job_slot_keeps_its_own_uid(template, tmp_path):
     assert got["uid"] == Sandbox().uid_base + 1 and got["preloaded"]
 
 
-def test_only_the_kernel_starts_warm(template, tmp_path):
+def test_only_the_kernel_starts_warm_from_the_kernels_template(template, tmp_path):
     box = Sandbox(warm=template.socket).open(tmp_path)
-    try:  # the trusted pass (-m labgrader.trusted) and any other command: a new Python
+    try:  # any other command: a new Python
         for argv in ([sys.executable, "-c", PRELOADED], [sys.executable, "-P", "-m", "timeit",
                                                           "-n", "1", "-s", PRELOADED, "pass"]):
             rc, out, _ = box.run(argv, "", 60)
             assert rc == 0 and out.startswith("False"), out
     finally:
         box.close()
-    assert warm.module_of([sys.executable, "-m", "ipykernel_launcher", "-f", "k.json"])
-    assert not warm.module_of([sys.executable, "-P", "-m", "labgrader.trusted"])
+    kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", "k.json"]
+    judge = [sys.executable, "-P", "-m", "labgrader.trusted"]
+    assert warm.module_of(kernel, "kernel") and not warm.module_of(judge, "kernel")
+    assert warm.module_of(judge, "judge") and not warm.module_of(kernel, "judge")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        warm.Template(kind="notebook")
+
+
+@pytest.fixture(scope="module")
+def judges():
+    t = warm.Template(threads=1, kind="judge")
+    try:
+        t.wait_ready()
+        yield t
+    finally:
+        t.close()
+
+
+def _item(target: str, source: str):
+    from labgrader import cellcode, trusted
+    return trusted.Item(f"{target}_test", cellcode.python_source(source),
+                        f"check_{target}({adapters.target_name(target)})\n"
+                        f"check_{target}({adapters.target_name(target)}, hidden=True)\n")
+
+
+def test_a_warm_judge_grades_as_a_cold_one(judges, tmp_path):
+    """The trusted pass forked from the judges' template, in its own box under the judge
+    uid: the honest answer passes, a fork is stopped by the system, a wrong answer fails;
+    the run's memo goes in and what it built comes back; a kernel never starts there."""
+    from labgrader import trusted
+    case = hostile_cases.case(hostile_cases.HOSTILE / "proc_fork_devnull.py")
+    items = [_item("ex06_6", adapters.cell("ex06_6").source), _item(case.target, case.source),
+             _item("ex03_2", "def pad_batch(*a, **k):\n    return None\n")]
+    sandbox = Sandbox(warm_judge=judges.socket)
+    got, memo = [], {}
+    for item in items:  # one box per notebook, as the pipeline does
+        box = sandbox.open(tmp_path, judge=True)
+        try:
+            got.append(trusted.run_items([item], timeout_s=30, run=box.run,
+                                         memo=memo)[item.grade_id][0])
+        finally:
+            box.close()
+    assert got == ["pass", "tampered", "fail"], got
+    assert any(k.startswith("ex06_6/") for k in memo), sorted(memo)  # built, handed back
+    box = sandbox.open(tmp_path, judge=True)
+    try:  # the judges' template runs the judge and nothing else
+        rc, _, err = box.run([sys.executable, "-m", "ipykernel_launcher", "-f", "k.json"], "", 30)
+        assert rc != 0 and "labgrader.trusted" in err, err
+    finally:
+        box.close()
+
