@@ -23,6 +23,9 @@ from traitlets import Any, DottedObjectName
 
 MAX_MESSAGE = 16 << 20  # bytes; a larger message is dropped by ZMQ (a plot is ~100 kB)
 QUEUE = 64              # messages waiting per socket before ZMQ stops reading
+# plain tracebacks: IPython's default (``Context``) reads every frame's module and source,
+# 40-90 ms an error with torch loaded, and a test cell's error is replaced by the judge's
+KERNEL_ARGS = ("--InteractiveShell.xmode=Plain",)
 
 
 class BoxedKernelClient(AsyncKernelClient):
@@ -55,7 +58,7 @@ class BoxedKernelManager(AsyncKernelManager):
         return await super()._async_pre_start_kernel(**kw)
 
     def format_kernel_cmd(self, extra_arguments=None) -> list[str]:
-        cmd = super().format_kernel_cmd(extra_arguments)
+        cmd = super().format_kernel_cmd(extra_arguments) + list(KERNEL_ARGS)
         host, inside = os.path.realpath(self.connection_file), self._inside[0]
         cmd = [inside if arg == host else arg for arg in cmd]
         return self.box.command(cmd, files={inside: host})

@@ -36,17 +36,29 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
-PRELOAD = {  # per kind of template: what it imports once, and the one module it runs
-    "kernel": (("numpy", "torch", "transformers", "transformers.models.bert.modeling_bert",
-                "transformers.models.gpt2.modeling_gpt2", "matplotlib", "matplotlib.pyplot",
-                "ipykernel.kernelapp", "ipykernel.ipkernel", "IPython", "ipywidgets"),
-               "ipykernel_launcher"),
+
+class Kind(NamedTuple):
+    imports: tuple[str, ...]  # what the template imports once
+    module: str               # the one module its forks run (``python -m MODULE``)
+    blocked: tuple[str, ...] = ()  # what its forks cannot import (ImportError)
+
+
+PRELOAD = {
+    "kernel": Kind(("numpy", "torch", "transformers", "transformers.models.bert.modeling_bert",
+                    "transformers.models.gpt2.modeling_gpt2", "matplotlib",
+                    "matplotlib.pyplot", "ipykernel.kernelapp", "ipykernel.ipkernel", "IPython",
+                    "ipywidgets"), "ipykernel_launcher",
+                   # no frontend debugs a grading kernel: ipykernel imports debugpy for its
+                   # debugger at each start (~0.1 s of CPU) unless it cannot
+                   blocked=("debugpy",)),
     # the trusted pass: what a cold judge imports before its first item, nothing heavier
     # (the student process imports again whatever of ``trusted.HEAVY`` the judge holds)
-    "judge": (("labsupport.exercises.guard", "labsupport.exercises.plain",
-               "labsupport.exercises.partial", "labgrader.cellcode", "labgrader.codewatch",
-               "labgrader.syscalls", "labgrader.tripwire", "labgrader.wire"), "labgrader.trusted"),
+    "judge": Kind(("labsupport.exercises.guard", "labsupport.exercises.plain",
+                   "labsupport.exercises.partial", "labgrader.cellcode", "labgrader.codewatch",
+                   "labgrader.syscalls", "labgrader.tripwire", "labgrader.wire"),
+                  "labgrader.trusted"),
 }
 ENV_KEEP = ("PATH", "PYTHONPATH", "LANG", "LANGUAGE", "TZ", "MPLBACKEND", "OMP_NUM_THREADS",
             "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TOKENIZERS_PARALLELISM",
@@ -69,7 +81,7 @@ def module_of(argv: list[str], kind: str | None = None) -> tuple[str, list[str],
     i = 1
     while i < len(argv) and argv[i] in FLAGS:
         i += 1
-    runs = {PRELOAD[kind][1]} if kind else {m for _, m in PRELOAD.values()}
+    runs = {PRELOAD[kind].module} if kind else {k.module for k in PRELOAD.values()}
     if i + 1 >= len(argv) or argv[i] != "-m" or argv[i + 1] not in runs:
         return None
     return argv[i + 1], argv[i + 2:], "-P" not in argv[1:i]
@@ -231,7 +243,7 @@ def _supervisor(request: dict, status: int, kind: str) -> int:
         spec = json.load(f)
     found = module_of(spec["argv"], kind)
     if not found:
-        raise ValueError(f"not a 'python -m {PRELOAD[kind][1]}' command")
+        raise ValueError(f"not a 'python -m {PRELOAD[kind].module}' command")
     start = _run_module(*found, dict(request["env"]))
     return jail.supervise(spec, start, status_fd=status)
 
@@ -240,9 +252,11 @@ def _serve(path: str, role: str) -> None:
     import importlib
     from . import jail  # noqa: F401 - imported before any fork
     jail._prctl(jail.PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the grader that started it
-    for name in PRELOAD[role][0]:
+    for name in PRELOAD[role].imports:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
+    for name in PRELOAD[role].blocked:
+        sys.modules[name] = None  # ``import name`` raises ImportError
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # supervisors are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     listener.bind(path + ".part")

@@ -36,6 +36,8 @@ print(json.dumps({
     "uid": os.getuid(), "pid": os.getpid(),
     "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
     "autograde": os.environ.get("LAB_AUTOGRADE"),
+    "no_debugger": "debugpy" in sys.modules and sys.modules["debugpy"] is None,
+    "xmode": get_ipython().InteractiveTB.mode,
 }))
 """
 PRELOADED = "import sys; print('torch' in sys.modules)"
@@ -89,6 +91,7 @@ def test_one_submissions_state_never_reaches_the_next(template, tmp_path):
         assert got["preloaded"]  # a fork of the template: torch came imported
         assert got["uid"] == Sandbox().uid_base and got["pid"] == 1  # grading uid, own PID ns
         assert got["fsize"] == Limits.file_mib << 20 and got["autograde"] == "1"
+        assert got["no_debugger"] and got["xmode"] == "Plain"  # no debugpy, plain tracebacks
 
 
 def test_each_job_slot_keeps_its_own_uid(template, tmp_path):
