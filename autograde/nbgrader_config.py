@@ -45,6 +45,9 @@ c.GenerateFeedback.HTMLExporter.extra_template_basedirs = [
 # answer cell is graded again alone, in a box of its own, against the installed checks and
 # audited; what needs a trainer is flagged; the autograded notebook runs no script in a browser.
 c.Autograde.autograde_preprocessors = autograde_preprocessors()
+# The notebook's schema checked once, after the last step, not after each of them (~80 ms
+# a notebook; nbformat's check of what is written stays).
+c.Autograde.NotebookExporter.optimistic_validation = True
 # A copied answer or test cell loses its id without failing the whole submission; the
 # trusted pass then fails that item closed (0, flagged: the answer cell appears twice).
 c.Autograde.sanitize_preprocessors = sanitize_preprocessors()

@@ -24,7 +24,8 @@ from labsupport.exercises.registry import EXERCISES
 
 KernelProvisionerFactory.instance()  # each job's kernel manager asks for this one
 configure_mappers()  # at a job's first gradebook query otherwise
-nbformat.validator.get_validator(4, nbformat.v4.nbformat_minor)  # what the course is written in (another minor: compiled per job)
+for _relaxed in (False, True):  # reads and writes; nbconvert's check after the pipeline
+    nbformat.validator.get_validator(4, nbformat.v4.nbformat_minor, relax_add_props=_relaxed)
 references.aliases()
 for _ex in EXERCISES:
     similarity.reference_sources(_ex)
