@@ -159,3 +159,14 @@ def test_a_warm_judge_grades_as_a_cold_one(judges, tmp_path):
     finally:
         box.close()
 
+
+
+def test_the_grading_kernel_client_is_the_boxed_one():
+    """The kernel manager hands out ``BoxedKernelClient`` (bounded ZMQ buffers, a quicker
+    start): AsyncKernelManager's own factory default would ignore ``client_class``."""
+    import zmq
+    from labgrader.kernel import MAX_MESSAGE, QUEUE, BoxedKernelClient
+    kc = BoxedKernelManager().client()
+    assert type(kc) is BoxedKernelClient
+    assert kc.context.getsockopt(zmq.MAXMSGSIZE) == MAX_MESSAGE
+    assert kc.context.getsockopt(zmq.RCVHWM) == QUEUE
