@@ -203,10 +203,12 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     "nproc_probe",  # redteam9: earns nothing; the judge's uid is not the kernel's
                     "review_slow",  # redteam8: a wrong answer that costs the class review minutes
                     #                 (a denial of service: no time limit there, README); earns nothing
+                    "judge_leftovers", "memo_snoop",  # redteam10: wrong answers that look for what
+                    #  an earlier judge left and for the run's case memo: nothing found, nothing earned
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the
 #                                       kernel's own (flagged today only as its cell fails alone)
 UNREADABLE = {"garbage_frames", "malformed_content", "error_reply", "forged_reply",
-              "reply_no_idle"}
+              "reply_no_idle", "invalid_display"}  # redteam10: an output the format forbids
 # hostile/kernel: messages the grader cannot read or that the protocol never sends twice
 
 
