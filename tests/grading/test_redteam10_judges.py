@@ -12,8 +12,9 @@ import pickle
 
 import pytest
 
-from labgrader import cellcode, trusted, warm
+from labgrader import cellcode, trusted
 from labgrader.sandbox import Sandbox, namespaces_available
+from .test_warm import judges  # noqa: F401 - the judges' template, one per module
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not namespaces_available()[0], reason=namespaces_available()[1] or "no namespaces")]
@@ -97,16 +98,6 @@ def _probe(sandbox: Sandbox, tmp_path, probe: str, memo: dict | None = None) -> 
         box.close()
     assert status == "fail" and "RT10" in message, (status, message)
     return json.loads(message.split("RT10", 1)[1].split(" (on the hidden")[0])
-
-
-@pytest.fixture(scope="module")
-def judges():
-    t = warm.Template(threads=1, kind="judge")
-    try:
-        t.wait_ready()
-        yield t
-    finally:
-        t.close()
 
 
 def test_a_warm_judges_child_is_boxed_as_a_cold_ones(judges, tmp_path):
