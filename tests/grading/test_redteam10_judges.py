@@ -122,3 +122,25 @@ def test_neither_the_memo_nor_the_template_is_in_the_childs_reach(judges, tmp_pa
     assert saw["given"] == 0 and saw["hits"] == [], saw  # the child's casememo is empty
     assert saw["stdin"] == "PermissionError" and saw["mem"] == "PermissionError", saw
     assert saw["template"] == ["FileNotFoundError"], saw  # the host's /tmp is not the box's
+
+
+@pytest.mark.xfail(strict=True, reason="redteam10: a judges' template that is gone (killed, out of "
+                   "memory) makes WarmProcess raise OSError, which TrustedChecks turns into a fail "
+                   "of every item (zeros written) instead of a GradingEnvironmentError")
+def test_a_dead_judges_template_stops_grading(tmp_path):
+    """A cold judge that cannot start raises ``GradingEnvironmentError`` (no grade written,
+    issue 30); a warm one whose template died must do the same, not fail the items."""
+    import os
+    import signal
+    from labgrader import warm
+    gone = warm.Template(threads=1, kind="judge")
+    gone.wait_ready()
+    os.killpg(gone.proc.pid, signal.SIGKILL)
+    gone.proc.wait()
+    box = Sandbox(warm_judge=gone.socket).open(tmp_path, judge=True)
+    try:
+        with pytest.raises(trusted.GradingEnvironmentError):
+            trusted.run_items([_item("out = {}\n")], 60, run=box.run)
+    finally:
+        box.close()
+        gone.close()
