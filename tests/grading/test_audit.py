@@ -54,7 +54,12 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/kernel: the kernel reached through ipykernel's own singleton; what
                # the grading kernel's client reads is what is tested (kernel_messages.MessageCheck)
                "garbage_frames", "malformed_content", "error_reply", "forged_reply", "reply_no_idle",
-               "result_number", "flood"}
+               "result_number", "flood",
+               # hostile/redteam10: plain code (os, socket, operator.attrgetter on the lab's
+               # package): the warm judge's leftovers, the case memo poisoned and looked for, an
+               # output the notebook format forbids
+               "judge_leftovers", "memo_poison", "memo_snoop", "invalid_display",
+               "selftest_cell"}  # redteam10: an honest answer and its self-test
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
