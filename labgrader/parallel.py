@@ -270,7 +270,9 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
         roots = {p: _private_course(course, *p, Path(tmp)) for p in pairs}
         (Path(tmp) / "fingerprints").mkdir()
         (Path(tmp) / "memo").mkdir()  # the checks' costly cases: the preflight's judges build
-        memo = {"TrustedChecks.memo": str(Path(tmp) / "memo")}  # them, every other reads them
+        #  them, every other reads them; in namespaces mode only (in plain mode a kernel runs
+        #  as you and could write there, and the judges unpickle what they read)
+        memo = {"TrustedChecks.memo": str(Path(tmp) / "memo")} if mode == "namespaces" else {}
         preflight_wide = {**overrides, **memo, "TrustedChecks.fill_memo": True}
         classwide = {**overrides, **memo, similarity.CLASS: str(course._dir("submitted")),
                      similarity.CACHE: str(Path(tmp) / "fingerprints")}  # read once per run

@@ -541,8 +541,12 @@ def run_items(items: list[Item], timeout_s: float = 60.0, run: Runner | None = N
                       "items": [{"grade_id": i.grade_id, "answer": i.answer, "test": i.test,
                                  "target": i.target} for i in items]})
     budget = timeout_s * len(items) + 120
-    rc, out, err = (run or _subprocess)([sys.executable, "-P", "-m", __name__], job, budget,
-                                        {"MPLBACKEND": "Agg", "LAB_AUTOGRADE": "1"})
+    from .warm import TemplateGone
+    try:
+        rc, out, err = (run or _subprocess)([sys.executable, "-P", "-m", __name__], job, budget,
+                                            {"MPLBACKEND": "Agg", "LAB_AUTOGRADE": "1"})
+    except TemplateGone as exc:  # the slot's judges cannot start: nor can any grade
+        raise GradingEnvironmentError(f"the trusted pass could not start: {exc}") from exc
     if READY not in out.splitlines():
         raise GradingEnvironmentError(
             f"the trusted pass could not start in the grading box (exit code {rc}): "

@@ -127,6 +127,11 @@ class Template:
             os.rmdir(self.dir)
 
 
+class TemplateGone(RuntimeError):
+    """A job slot's template cannot start a command (it died: killed, out of memory): the
+    slot cannot grade, which is the grading environment's fault, never a submission's."""
+
+
 class WarmProcess:
     """A command started by a template, as ``subprocess.Popen`` shows one (its pid is the
     supervisor's, the leader of its own session; ``returncode`` its exit status)."""
@@ -155,13 +160,15 @@ class WarmProcess:
                 s.sendmsg([json.dumps({"spec": spec_path, "env": env}).encode()],
                           [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                             array.array("i", [remote.fileno(), *theirs]))])
+        except OSError as exc:
+            raise TemplateGone(f"the warm template at {socket_path} is gone ({exc})") from exc
         finally:
             remote.close()
             for fd in theirs:
                 os.close(fd)
         got = self._read(8, READY_S)
         if len(got) < 8:
-            raise RuntimeError("the warm template did not start the command")
+            raise TemplateGone("the warm template did not start the command")
         self.pid = struct.unpack("q", got)[0]
 
     def _read(self, n: int, timeout_s: float | None) -> bytes:

@@ -122,14 +122,12 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     "roof_core": "redteam8: the lab's crossover_batch without its checks, 2.0 moved: too short for the order check (Dice 0.54)",
     "kv_helper": "redteam8: the lab's kv_admission with its ceiling division pulled out into a helper (order 0.89, syntax 0.42)",
     "speed_inline": "redteam8: the lab's speedup_ref with its nested helper inlined for each run (order 0.54, syntax 0.44)",
-    "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)",
-    # redteam10: not points earned but an honest answer's lost: the answer cell's own self-test
-    # runs the check in the judge's child, whose package view holds the check's reference
-    # (slo_pick) as a stub: the item ends as "reference" (0, ReferenceReuse)
-    "selftest_cell": "redteam10: an honest pick_max_seqs followed by check_ex06_6(pick_max_seqs) in its answer cell scores 0, flagged as reference reuse"}
+    "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)"}
 HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag;
-#                          redteam10: an honest answer cell ending in its own self-test (in HOLES)
+#                          redteam10: an honest answer cell ending in its own self-test (it ran
+#                          the check in the judge's child, where the check's reference is a
+#                          stub: "reference"; a check does nothing there now, guard.checks_off)
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
           "assert_copy", "prefix_swap"}  # redteam5/6/7/8: the lab's code, renamed, cut in two, padded inside,

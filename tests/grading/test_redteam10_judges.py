@@ -124,9 +124,6 @@ def test_neither_the_memo_nor_the_template_is_in_the_childs_reach(judges, tmp_pa
     assert saw["template"] == ["FileNotFoundError"], saw  # the host's /tmp is not the box's
 
 
-@pytest.mark.xfail(strict=True, reason="redteam10: a judges' template that is gone (killed, out of "
-                   "memory) makes WarmProcess raise OSError, which TrustedChecks turns into a fail "
-                   "of every item (zeros written) instead of a GradingEnvironmentError")
 def test_a_dead_judges_template_stops_grading(tmp_path):
     """A cold judge that cannot start raises ``GradingEnvironmentError`` (no grade written,
     issue 30); a warm one whose template died must do the same, not fail the items."""
@@ -144,3 +141,19 @@ def test_a_dead_judges_template_stops_grading(tmp_path):
     finally:
         box.close()
         gone.close()
+
+
+@pytest.mark.slow
+def test_an_answer_cells_own_self_test_costs_nothing_in_the_judges_child():
+    """redteam10's ``selftest_cell``: an honest answer cell that ends with its own
+    ``check_ex06_6(...)`` passes (in the child a check does nothing, ``guard.checks_off``: its
+    reference is a stub there); the same cell calling the lab's rule itself is still caught."""
+    import hostile_cases
+    case = hostile_cases.case(hostile_cases.HOSTILE / "redteam10" / "selftest_cell.py")
+    test = "check_ex06_6(pick_max_seqs)\ncheck_ex06_6(pick_max_seqs, hidden=True)\n"
+    honest = trusted.Item("ex06_6_test", cellcode.python_source(case.source), test)
+    copied = trusted.Item("ex06_6_test", cellcode.python_source(
+        "from labsupport.exercises import slo_pick\npick_max_seqs = slo_pick.pick\n"
+        "check_ex06_6(pick_max_seqs)\n"), test)
+    assert trusted.run_items([honest], timeout_s=60)["ex06_6_test"][0] == "pass"
+    assert trusted.run_items([copied], timeout_s=60)["ex06_6_test"][0] == "reference"
