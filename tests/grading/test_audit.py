@@ -180,8 +180,11 @@ def test_magics_become_plain_python():
     ("redteam/pipe_forge", "tampered"), ("redteam/source_copy", "reference"),
     ("redteam/source_shift", "reference"), ("redteam/trace_off", "tampered"),
     ("redteam/rawthread_ref", "reference"), ("redteam/rawthread_prefix", "reference"),
-    ("redteam/driver_swap", "reference"), ("redteam/record_forge", "reference"),
-    ("redteam/record_forge_quiet", "reference"), ("redteam/frame_bomb", "tampered"),
+    ("redteam/driver_swap", "reference"),
+    # the forger's own run of the check does nothing in the child (guard.checks_off): the
+    # record it forges is empty, and the process ends before the judge's calls: 0
+    ("redteam/record_forge", "fail"), ("redteam/record_forge_quiet", "fail"),
+    ("redteam/frame_bomb", "tampered"),
     ("redteam/nan_fit", "fail"), ("judge/numpy_item", "fail"),
     ("judge/numpy_forged_name", "fail"), ("judge/meta_eq", "fail"), ("judge/hidden_exc", "fail"),
     ("judge/seed_print", "fail"), ("judge/seed_print_guard", "fail"),

@@ -45,8 +45,10 @@ c.Sandbox.output_mib = 8
 c.Sandbox.scratch_mib = 192
 c.Sandbox.file_mib = 64
 """
-STATUS = {"memory_hog": "memory limit", "fork_bomb": "process limit", "hang": "timed out",
-          "output_flood": "output limit"}
+STATUS = {"memory_hog": ("memory limit",), "hang": ("timed out",), "output_flood": ("output limit",),
+          # each child of the kernel (torch loaded) holds its own page tables: on a loaded
+          # machine the box's memory cap can stop the bomb before its process cap does
+          "fork_bomb": ("process limit", "memory limit")}
 WRITABLE_MIB = 192 + 64  # the box's /tmp (scratch_mib) and /dev/shm
 
 
@@ -166,7 +168,7 @@ def test_attacks_earn_nothing_and_spare_the_class(tmp_path):
     assert not _processes_with(token) and not _grading_uids_alive(), "a process outlived grading"
     for name, status in STATUS.items():  # the CLI names the limit under that student
         block = run.stdout.split(f"autograde {a} {name} ")[1].split("autograde ")[0]
-        assert status in block, (name, block)
+        assert any(s in block for s in status), (name, block)
     xss = nbformat.read(project / "autograde" / "autograded" / "xss" / a / f"{nb}.ipynb", 4)
     kinds = {k for c in xss.cells for o in c.get("outputs", []) for k in o.get("data", {})}
     assert kinds and not kinds & {"text/html", "image/svg+xml", "application/javascript"}, kinds
@@ -179,7 +181,7 @@ def test_attacks_earn_nothing_and_spare_the_class(tmp_path):
     with (project / "autograde" / "grades.csv").open() as f:
         review = {r["student_id"]: r["review"] for r in csv.DictReader(f)}
     for name, status in STATUS.items():
-        assert status in review[name], (name, review[name])
+        assert any(s in review[name] for s in status), (name, review[name])
     assert review["zz_honest"] == review["zz_wrong"] == ""
 
 
