@@ -34,6 +34,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -143,6 +144,7 @@ class WarmProcess:
         process (``self.stdin`` & co., binary, as ``Popen`` makes them); any other is
         /dev/null (a kernel talks over its sockets)."""
         self.args, self.returncode = spec_path, None
+        self._finishing = threading.Lock()
         self._status, remote = socket.socketpair()
         theirs, mine = [], []
         try:
@@ -184,19 +186,30 @@ class WarmProcess:
             buf += chunk
         return buf
 
+    def _ended(self, timeout: float | None) -> bool:
+        """The exit status is waiting (or another thread already read it: the box's watchdog
+        and the kernel's manager both poll)."""
+        try:
+            return bool(select.select([self._status], [], [], timeout)[0])
+        except (ValueError, OSError):  # closed by the other thread's ``_finish``
+            return True
+
     def poll(self) -> int | None:
-        if self.returncode is None and select.select([self._status], [], [], 0)[0]:
+        if self.returncode is None and self._ended(0):
             self._finish()
         return self.returncode
 
     def _finish(self) -> None:
-        got = self._read(4, 1.0)
-        self.returncode = struct.unpack("i", got)[0] if len(got) == 4 else -signal.SIGKILL
-        self._status.close()
+        with self._finishing:
+            if self.returncode is not None:
+                return
+            got = self._read(4, 1.0)
+            self.returncode = struct.unpack("i", got)[0] if len(got) == 4 else -signal.SIGKILL
+            self._status.close()
 
     def wait(self, timeout: float | None = None) -> int:
         if self.returncode is None:
-            if not select.select([self._status], [], [], timeout)[0]:
+            if not self._ended(timeout):
                 raise subprocess.TimeoutExpired(self.args, timeout)
             self._finish()
         return self.returncode

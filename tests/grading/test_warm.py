@@ -170,3 +170,33 @@ def test_the_grading_kernel_client_is_the_boxed_one():
     assert type(kc) is BoxedKernelClient
     assert kc.context.getsockopt(zmq.MAXMSGSIZE) == MAX_MESSAGE
     assert kc.context.getsockopt(zmq.RCVHWM) == QUEUE
+
+
+def test_a_warm_command_may_be_polled_from_several_threads(judges, tmp_path):
+    """The box's watchdog and the kernel's manager both poll a warm command: whichever reads
+    its exit status first, the others get the same code, never an error on the closed line."""
+    import subprocess
+    import threading
+    box = Sandbox(warm_judge=judges.socket).open(tmp_path, judge=True)
+    try:
+        proc = box.launch(box.command([sys.executable, "-P", "-m", "labgrader.trusted"]),
+                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+        got, errors = [], []
+
+        def poll_until_done():
+            try:
+                while proc.poll() is None:
+                    pass
+                got.append(proc.wait(5))
+            except Exception as exc:  # noqa: BLE001 - the test reports it
+                errors.append(exc)
+        threads = [threading.Thread(target=poll_until_done) for _ in range(8)]
+        for t in threads:
+            t.start()
+        proc.stdin.close()  # the judge reads an empty job and ends
+        for t in threads:
+            t.join(30)
+        assert not errors and len(got) == 8 and len(set(got)) == 1, (errors, got)
+    finally:
+        box.close()
