@@ -84,10 +84,13 @@ class Box:
     STOPPED_GRACE_S = 1.0  # a process seen stopped this long is killed
 
     def __init__(self, limits: Limits, mode: str, uid: int, hide: list[str] | None = None,
-                 readable: list[str] | None = None, warm: str | None = None):
+                 readable: list[str] | None = None, warm: str | None = None,
+                 views: dict[str, str] | None = None):
         """``hide``/``readable``: what boxed code may not see / may read (namespaces mode;
         ``sandbox.hidden_paths`` and ``readable_paths``); ``uid``: the grading user;
-        ``warm``: the socket of the job slot's warm template (``warm``), if any."""
+        ``warm``: the socket of the job slot's warm template (``warm``), if any; ``views``:
+        folder inside -> host folder shown there instead (namespaces mode: a grading
+        kernel's package view, ``labgrader.view``)."""
         self.limits, self.mode, self.warm = limits, mode, warm
         self._argv: dict[str, list[str]] = {}  # spec file -> the command it starts
         self.ns = mode == "namespaces"
@@ -97,6 +100,7 @@ class Box:
             self.scratch = INSIDE_SCRATCH
             self.group = cgroups.create(limits.memory_mib << 20, limits.processes)
             self.hide, self.readable = hide or [], readable or []
+            self.views = dict(views or {})
         else:
             self.uid, self.gid, self.group = os.getuid(), os.getgid(), None
             self.scratch = str(self.dir / "scratch")
@@ -133,7 +137,7 @@ class Box:
         files = {**_font_cache(f"{home}/.matplotlib"), **(files or {})}
         if self.ns:
             spec.update(uid=self.uid, gid=self.gid, hide=self.hide, readable=self.readable,
-                        scratch=home, files=files,
+                        views=self.views, scratch=home, files=files,
                         writable={"/tmp": lim.scratch_mib << 20, "/dev/shm": 64 << 20})
         else:
             for inside, host in files.items():

@@ -6,8 +6,10 @@ sandbox's limits (what it saw goes to ``statuses``).
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import time
+from pathlib import Path
 
 import nbformat
 from nbclient.exceptions import CellControlSignal, CellTimeoutError, DeadKernelError
@@ -17,7 +19,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from labsupport.shellwait import SlicedWait
-from . import demos, phases, seal
+from . import demos, phases, seal, view
 from .kernel_messages import KernelMessageError, MessageCheck, check_channels
 from .kernel import BoxedKernelManager
 from .sandbox import Sandbox
@@ -48,12 +50,37 @@ def visible_part(cell) -> str | None:
     return _phases(cell.source)[0][1]
 
 
+def graded_exercises(nb, config, info: dict) -> tuple[str, ...]:
+    """The exercises a notebook grades: its graded cells' ids (``_test`` cut), in the
+    course's source notebook (where there is one: a submission's metadata is the student's)
+    and in the submission."""
+    from nbgrader.coursedir import CourseDirectory
+    cd = CourseDirectory(config=config)
+    source = Path(cd.root) / cd.source_directory / str(info.get("assignment", "")) \
+        / f"{info.get('notebook', '')}.ipynb"
+    mtime = source.stat().st_mtime_ns if source.is_file() else None
+    return tuple(sorted(set(_graded_ids(nb.cells)) | set(_source_ids(str(source), mtime))))
+
+
+def _graded_ids(cells) -> list[str]:
+    return [str(c.metadata.get("nbgrader", {}).get("grade_id", "")).removesuffix("_test")
+            for c in cells if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+@functools.lru_cache(maxsize=32)
+def _source_ids(path: str, mtime: int | None) -> tuple[str, ...]:
+    return tuple(_graded_ids(nbformat.read(path, 4).cells)) if mtime is not None else ()
+
+
 class AutogradeExecute(SlicedWait, Execute):
     """nbgrader's Execute, with the kernel in the submission's sandbox, in autograde mode,
     dead kernels survived, and each reply awaited in short polls (``SlicedWait``).
 
     The kernel runs in a fresh ``box.Box`` per notebook (``c.Sandbox``: namespaces and a
-    grading user as root, plain rlimits otherwise; ``mode='off'`` runs it as you). Its
+    grading user as root, plain rlimits otherwise; ``mode='off'`` runs it as you); in
+    namespaces mode the box shows, at the genuine package folder, the package with every
+    reference of the notebook's exercises a stub (``view.for_kernel``, ``graded_exercises``):
+    no kernel holds the lab's answers to what it is graded on, for itself or for a judge. Its
     environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``): demos and
     measurements run short and no cell waits on a frontend; no key of any hidden case, nor
     the run's seed (``seed.without_seed``). Its test cells decide nothing:
@@ -122,7 +149,10 @@ class AutogradeExecute(SlicedWait, Execute):
         # the baseline, made before this process runs any student code; checked before each notebook
         seal.session(root).check(f"the submission before {info.get('student', '?')}'s")
         self._t0, self._first = time.perf_counter(), None  # phases: start-up, import, cells
-        self.box = Sandbox(config=self.config).open(root)
+        sandbox = Sandbox(config=self.config)
+        package = view.for_kernel(graded_exercises(nb, self.config, info)) \
+            if sandbox.resolved_mode() == "namespaces" else None
+        self.box = sandbox.open(root, views={str(view.ROOT): str(package)} if package else None)
         if self.box is not None:
             self.kernel_manager_class = BoxedKernelManager
         try:

@@ -88,7 +88,8 @@ def build_mounts(spec: dict) -> None:
     """The sandbox's view of the file system (run in the new mount namespace, as root).
 
     The private folders (``hide``) are covered; what grading needs (``readable``) is bound
-    back from file descriptors opened before; everything is made read-only except the
+    back from file descriptors opened before, and a folder of ``views`` (inside -> host) in
+    place of what was bound back at ``inside``; everything is made read-only except the
     writable tmpfs mounts (``writable``: ``/tmp`` and ``/dev/shm``, size-limited).
     """
     mount(None, "/", None, MS_REC | MS_PRIVATE)
@@ -98,6 +99,8 @@ def build_mounts(spec: dict) -> None:
     readable = sorted({os.path.normpath(p) for p in spec["readable"] if os.path.exists(p)})
     readable = [p for i, p in enumerate(readable) if not _under(p, readable[:i])]
     fds = {p: os.open(p, os.O_PATH | os.O_CLOEXEC) for p in readable if _under(p, roots)}
+    views = {os.path.normpath(inside): os.open(host, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+             for inside, host in spec.get("views", {}).items()}
     files = {}
     for inside, host in spec.get("files", {}).items():  # read before they are covered
         with open(host, "rb") as f:
@@ -110,6 +113,11 @@ def build_mounts(spec: dict) -> None:
     for p in hide:  # private folders that sit inside something bound back
         if p not in roots and _under(p, readable):
             _cover(p, {})
+    for p, fd in views.items():  # shown in place of what is bound back there
+        if not os.path.isdir(p):
+            raise OSError(f"the view's place is not a bound-back folder: {p}")
+        _bind(fd, p)
+        os.close(fd)
     _read_only("/")
     for p in writable:
         if p in roots:

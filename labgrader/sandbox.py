@@ -100,9 +100,11 @@ class Sandbox(Configurable):
             return "namespaces"
         return "namespaces" if namespaces_available()[0] else "plain"
 
-    def open(self, course_root: Path | str, judge: bool = False) -> Box | None:
+    def open(self, course_root: Path | str, judge: bool = False,
+             views: dict[str, str] | None = None) -> Box | None:
         """A fresh box for one notebook (``None`` when the sandbox is off); ``judge``: for
-        its trusted pass, under the slot's judge uid."""
+        its trusted pass, under the slot's judge uid; ``views``: folder inside -> host
+        folder shown there instead (namespaces mode only: the kernel's package view)."""
         mode = self.resolved_mode()
         if mode == "off":
             return None
@@ -113,7 +115,7 @@ class Sandbox(Configurable):
         return Box(self.limits(), mode,
                    uid=self.uid_base + self.slot + (JUDGE_UIDS if judge else 0),
                    hide=hidden_paths(root, list(self.hidden)),
-                   readable=readable_paths(root, list(self.readable)), warm=warm)
+                   readable=readable_paths(root, list(self.readable)), warm=warm, views=views)
 
 
 @lru_cache(maxsize=1)

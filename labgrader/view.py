@@ -1,6 +1,9 @@
 """The student process's view of the lab package (issue 30): a copy of ``labsupport`` in
 which the lab's own implementations of the exercise being graded (``references``) are
-stubs, built from the package's files before any student code of the item runs.
+stubs, built from the package's files before any student code of the item runs. A grading
+kernel gets one too (``for_kernel``): every exercise of its notebook stubbed, built once per
+grader process, bound read-only at the genuine package folder in the kernel's box (its
+test cells then fail at the first reference they call: the judge's verdict replaces them).
 
 ``build(ex, root)`` writes the copy under ``root`` (a fresh folder): every module file as
 it is (with its compiled ``__pycache__``, so importing it costs no compiling), except the
@@ -22,6 +25,7 @@ rewritten, a fresh folder name).
 from __future__ import annotations
 
 import ast
+import atexit
 import hashlib
 import os
 import shutil
@@ -63,11 +67,19 @@ TABLE = "labsupport.exercises.registry"
 # is a reference of its exercise, stubbed in that exercise's view anyway
 
 
-def stubs(ex: str) -> dict[Path, dict[tuple[str, ...], str]]:
+def _exercises(ex: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (ex,) if isinstance(ex, str) else tuple(sorted(set(ex)))
+
+
+def stubs(ex: str | tuple[str, ...]) -> dict[Path, dict[tuple[str, ...], str]]:
     """Module file -> {path inside it (``()``: the whole module) -> reference name}, for
-    every reference of ``ex`` but its ``LIVE`` ones and the exercise ``TABLE``."""
+    every reference of ``ex`` (one exercise, or several: a grading kernel's notebook) but
+    their ``LIVE`` ones and the exercise ``TABLE``."""
+    exs = _exercises(ex)
+    live = {r for e in exs for r in LIVE.get(e, ())}
+    refs = dict.fromkeys(r for e in exs for r in references(e))
     out: dict[Path, dict[tuple[str, ...], str]] = {}
-    for ref in (r for r in references(ex) if r not in LIVE.get(ex, ()) and r != TABLE):
+    for ref in (r for r in refs if r not in live and r != TABLE):
         found = _target(ref)
         if found is None:
             continue
@@ -124,13 +136,13 @@ def stubbed_source(source: str, wanted: dict[tuple[str, ...], str]) -> str:
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 
-def key(ex: str) -> str:
+def key(ex: str | tuple[str, ...]) -> str:
     """One name per set of stubs (the start of an item's view folder name)."""
     spec = sorted((str(f), sorted(map(list, w))) for f, w in stubs(ex).items())
     return hashlib.sha256(repr(spec).encode()).hexdigest()[:16]
 
 
-def build(ex: str, root: Path) -> Path:
+def build(ex: str | tuple[str, ...], root: Path) -> Path:
     """A fresh folder under ``root`` (its name starts with ``key(ex)``, the rest is random) to
     put first on the student process's ``sys.path`` for the items of ``ex``: it holds
     ``labsupport``, ``ex``'s references stubbed."""
@@ -148,6 +160,27 @@ def build(ex: str, root: Path) -> Path:
     for f, wanted in todo.items():
         (dest / PACKAGE / f.relative_to(ROOT)).write_text(stubbed_source(f.read_text(), wanted))
     return dest
+
+
+_KERNEL_ROOT: list[Path] = []  # this process's folder of kernel views (made when first needed)
+_KERNEL: dict[str, Path] = {}  # key -> a built kernel view, under it
+
+
+def for_kernel(exs: tuple[str, ...]) -> Path | None:
+    """The package view of a grading kernel whose notebook holds the exercises ``exs``
+    (every one's references stubbed; None when there is none): built once per set in this
+    process, under a folder of the grader's own, and shared by its notebooks' kernels, which
+    see it read-only in place of the genuine package folder (``box.Box``'s ``views``)."""
+    if not stubs(exs):
+        return None
+    k = key(exs)
+    if k not in _KERNEL:
+        if not _KERNEL_ROOT:
+            folder = Path(tempfile.mkdtemp(prefix="labgrader-kernel-views-"))
+            atexit.register(shutil.rmtree, folder, True)
+            _KERNEL_ROOT.append(folder)
+        _KERNEL[k] = build(exs, _KERNEL_ROOT[0]) / PACKAGE
+    return _KERNEL[k]
 
 
 def _pycache(module: Path, folder: Path) -> list[Path]:

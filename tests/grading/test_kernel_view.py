@@ -1,0 +1,117 @@
+"""A grading kernel's package view (issue 30, item 4): in the box where a submission's
+notebook runs, the lab's own implementations of that notebook's exercises are stubs
+(``view.for_kernel``, bound at the genuine package folder by ``mounts.build_mounts``), so the
+kernel cannot compute the lab's answers for a classmate's judge or for itself."""
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from labgrader import view
+from labgrader.execute import graded_exercises
+from labgrader.sandbox import Sandbox, namespaces_available
+
+UID_BASE = Sandbox().uid_base + 91  # apart from test_sandbox's and the graders' uids
+needs_ns = pytest.mark.skipif(not namespaces_available()[0],
+                              reason=f"namespaces mode: {namespaces_available()[1]}")
+REF = "labsupport.decoder.rules.kv_admission"  # ex06_2's reference
+STUB = f"unavailable({REF!r})"
+
+
+def test_a_notebooks_view_stubs_each_of_its_exercises_once_per_grader():
+    exs = ("ex06_2", "ex06_9")
+    folder = view.for_kernel(exs)
+    assert folder is not None and folder.name == "labsupport"
+    assert view.for_kernel(exs) == folder  # built once, shared by the notebook's kernels
+    rules = (folder / "decoder" / "rules.py").read_text()
+    assert STUB in rules
+    for ex in exs:  # every reference of every exercise of the notebook
+        for f in view.stubs(ex):
+            assert (folder / f.relative_to(view.ROOT)).read_text() != f.read_text(), f
+    assert view.for_kernel(()) is None  # a notebook without exercises keeps the package
+
+
+def test_a_notebooks_exercises_come_from_the_course_source_and_the_submission(tmp_path):
+    from traitlets.config import Config
+    src = tmp_path / "solutions" / "a1"
+    src.mkdir(parents=True)
+    cell = nbformat.v4.new_code_cell("pass", metadata={"nbgrader": {"grade": True, "grade_id": "ex06_2_test"}})
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), src / "nb.ipynb")
+    mine = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "x", metadata={"nbgrader": {"grade": True, "solution": True, "grade_id": "ex06_9"}})])
+    c = Config()
+    c.CourseDirectory.root = str(tmp_path)
+    c.CourseDirectory.source_directory = "solutions"
+    # a submission that drops the metadata of its graded cells still gets the source's exercises
+    assert graded_exercises(mine, c, {"assignment": "a1", "notebook": "nb"}) == ("ex06_2", "ex06_9")
+    assert graded_exercises(nbformat.v4.new_notebook(), c, {"assignment": "a1", "notebook": "nb"}) \
+        == ("ex06_2",)
+
+
+@needs_ns
+def test_the_kernels_box_shows_the_view_at_the_genuine_package_read_only(tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    folder = view.for_kernel(("ex06_2",))
+    box = Sandbox(mode="namespaces", uid_base=UID_BASE).open(course, views={str(view.ROOT): str(folder)})
+    probe = f"""
+import json, labsupport, os
+from labsupport.decoder import rules
+out = {{"file": rules.__file__, "text": open(rules.__file__).read()}}
+try:
+    rules.kv_admission(10, 5, 3, 8, 16)
+    out["call"] = "ran"
+except Exception as e:
+    out["call"] = type(e).__name__
+try:
+    open(os.path.join(os.path.dirname(labsupport.__file__), "planted.py"), "w")
+    out["write"] = "ok"
+except OSError as e:
+    out["write"] = type(e).__name__
+print(json.dumps(out))
+"""
+    try:
+        rc, out, err = box.run([sys.executable, "-c", probe], "", 120)
+    finally:
+        box.close()
+    assert rc == 0, err[-2000:]
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["file"] == str(view.ROOT / "decoder" / "rules.py")  # the genuine path ...
+    assert STUB in got["text"]  # ... shows the stub: the lab's implementation is not there
+    assert got["call"] == "NotAvailable"
+    assert got["write"] in ("OSError", "PermissionError")
+
+
+@needs_ns
+@pytest.mark.slow
+def test_a_grading_kernel_finds_only_stubs_of_its_notebooks_exercises(tmp_path):
+    """The instructors' notebook 06, autograded, with a line added to ex06_2's answer cell
+    that prints the reference's source: the kernel printed the stub, and the judge still
+    gave every other item its points."""
+    from labgrader import ROOT, Course, course_config
+    src = next(ROOT.glob("solutions/06_*/*.ipynb"))
+    shutil.copytree(src.parent, tmp_path / "solutions" / src.parent.name)
+    course = Course(course_config(tmp_path))
+    assert course.release()
+    nb = nbformat.read(src, 4)
+    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex06_2")
+    answer.source += ("\nimport inspect as _inspect, importlib as _importlib\n"
+                      "print('SOURCE:', _inspect.getsource(_importlib.import_module("
+                      f"{REF.rsplit('.', 1)[0]!r}).{REF.rsplit('.', 1)[1]}))\n")
+    dest = course._dir("submitted") / "s1" / src.parent.name
+    dest.mkdir(parents=True)
+    nbformat.write(nb, dest / src.name)
+    assert course.autograde()
+    out = nbformat.read(course._dir("autograded") / "s1" / src.parent.name / src.name, 4)
+    cell = next(c for c in out.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex06_2")
+    text = "".join(o.get("text", "") for o in cell.outputs)
+    assert "SOURCE:" in text and STUB in text, text[-1500:]
+    from nbgrader.api import Gradebook
+    with Gradebook(course.coursedir.db_url) as gb:
+        tests = {g.name: (g.auto_score, g.max_score) for n in gb.find_submission(
+            src.parent.name, "s1").notebooks for g in n.grades if g.name.endswith("_test")}
+    others = {k: v for k, v in tests.items() if k != "ex06_2_test"}  # (that one reached for the
+    assert others and all(score == top for score, top in others.values()), tests  # lab's code)
