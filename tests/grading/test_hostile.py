@@ -198,6 +198,10 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     "child_disk", "child_fds", "child_threads", "deep_return",  # redteam7: wrong
                     #  answers beside load on the student child (disk, descriptors, threads) or a
                     #  value too deep to record: they earn nothing, the checks see only wrong values
+                    "child_output",  # redteam7: a flood from the answer's function, a wrong answer:
+                    #  earns nothing (the judge's child writes nowhere); the kernel's test cell,
+                    #  whose check flooded the box's output limit, stops at its first reference now
+                    #  (the kernel's package view, view.for_kernel)
                     "frame_classmates",  # redteam7: a wrong fragment that earns nothing (what it does
                     #                      to the classmates it frames is in its README)
                     "relay_a_helper",  # redteam9: no answer; its kernel answers relay_b_asker's judge
