@@ -70,6 +70,8 @@ class Limits:
     cpu_s: int = 1800           # per process; the wall-clock limit stops a notebook first
     notebook_s: float = 900.0   # one notebook, all cells; Execute.timeout (60 s) stops a loop first
     output_mib: int = 32        # what the grader keeps from one notebook's outputs
+    cpus: float = float(max(1, (os.cpu_count() or 2) - 1))  # cores one box may use (a cgroup's
+    #   quota): a notebook's CPU flood always leaves a core to the other jobs' boxes
 
     def __post_init__(self):
         for name, value in asdict(self).items():
@@ -98,7 +100,7 @@ class Box:
         if self.ns:
             self.uid = self.gid = uid
             self.scratch = INSIDE_SCRATCH
-            self.group = cgroups.create(limits.memory_mib << 20, limits.processes)
+            self.group = cgroups.create(limits.memory_mib << 20, limits.processes, limits.cpus)
             self.hide, self.readable = hide or [], readable or []
             self.views = dict(views or {})
         else:

@@ -1,9 +1,13 @@
-"""Memory and process limits for one submission, from Linux control groups when the
-grader may create them (root, cgroup v1 ``memory``/``pids`` or v2 with those controllers
-delegated); ``None`` otherwise, and the sandbox falls back to rlimits alone.
+"""Memory, process and CPU limits for one submission, from Linux control groups when the
+grader may create them (root, cgroup v1 ``memory``/``pids``/``cpu`` or v2 with those
+controllers delegated); ``None`` otherwise, and the sandbox falls back to rlimits alone.
 
 A cgroup limits the whole sandbox (every process, tmpfs pages included), where an rlimit
-limits one process. After the run ``Group.events()`` says whether a limit was hit.
+limits one process. The CPU controller, where there is one, makes each box one group to the
+scheduler: boxes that all want CPU get equal shares, however many threads a flood starts in
+one of them, and a box never takes more than its quota (``cpus`` cores) even from idle cores,
+so another job's notebook always has the rest. After the run ``Group.events()`` says whether
+a memory or process limit was hit (a box held to its CPU quota is only slower).
 """
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from pathlib import Path
 
 
 def _mounts() -> dict[str, tuple[Path, str]]:
-    """controller ('memory', 'pids', or '' for v2) -> (mount point, mount root)."""
+    """controller ('memory', 'pids', 'cpu', or '' for v2) -> (mount point, mount root)."""
     out: dict[str, tuple[Path, str]] = {}
     with contextlib.suppress(OSError), open("/proc/self/mountinfo") as f:
         for line in f:
@@ -25,7 +29,7 @@ def _mounts() -> dict[str, tuple[Path, str]]:
                 out.setdefault("", (Path(fields[4]), fields[3]))
             elif rfields[0] == "cgroup":
                 for opt in rfields[2].split(","):
-                    if opt in ("memory", "pids"):
+                    if opt in ("memory", "pids", "cpu"):
                         out[opt] = (Path(fields[4]), fields[3])
     return out
 
@@ -56,7 +60,7 @@ class Group:
     supervisor (``dirs``), read and removed by the grader."""
 
     def __init__(self, dirs: dict[str, Path]):
-        self.dirs = dirs  # 'memory', 'pids' (v1) or 'v2' -> folder
+        self.dirs = dirs  # 'memory', 'pids', 'cpu' (v1) or 'v2' -> folder
 
     @property
     def procs_files(self) -> list[str]:
@@ -96,14 +100,19 @@ class Group:
                     time.sleep(0.05)
 
 
-def create(memory_bytes: int, processes: int) -> Group | None:
-    """A fresh cgroup with these limits, or ``None`` when none can be made here."""
+CPU_PERIOD_US = 100_000  # the scheduler's quota period (the kernel's default)
+
+
+def create(memory_bytes: int, processes: int, cpus: float | None = None) -> Group | None:
+    """A fresh cgroup with these limits (``cpus``: cores, where the CPU controller is there),
+    or ``None`` when none can be made here."""
     if os.geteuid() != 0:
         return None
     name = f"labsupport-{secrets.token_hex(6)}"
     dirs: dict[str, Path] = {}
     writes = []
-    v1 = {c: _here(c) for c in ("memory", "pids")}
+    v1 = {c: _here(c) for c in ("memory", "pids", "cpu")}
+    quota = max(1000, int(cpus * CPU_PERIOD_US)) if cpus else -1
     if v1["memory"] is not None:
         dirs["memory"] = v1["memory"] / name
         writes.append((dirs["memory"] / "memory.limit_in_bytes", memory_bytes))
@@ -111,6 +120,10 @@ def create(memory_bytes: int, processes: int) -> Group | None:
     if v1["pids"] is not None:
         dirs["pids"] = v1["pids"] / name
         writes.append((dirs["pids"] / "pids.max", processes))
+    if v1["cpu"] is not None and dirs:
+        dirs["cpu"] = v1["cpu"] / name
+        writes += [(dirs["cpu"] / "cpu.cfs_period_us", CPU_PERIOD_US),
+                   (dirs["cpu"] / "cpu.cfs_quota_us", quota)]
     if not dirs and (base := _here("")) is not None:
         ctrl = set((base / "cgroup.subtree_control").read_text().split()) \
             if (base / "cgroup.subtree_control").exists() else set()
@@ -118,6 +131,9 @@ def create(memory_bytes: int, processes: int) -> Group | None:
             dirs["v2"] = base / name
             writes += [(dirs["v2"] / "memory.max", memory_bytes),
                        (dirs["v2"] / "memory.swap.max", 0), (dirs["v2"] / "pids.max", processes)]
+            if "cpu" in ctrl:
+                writes.append((dirs["v2"] / "cpu.max",
+                               f"{quota if quota > 0 else 'max'} {CPU_PERIOD_US}"))
     if not dirs:
         return None
     group = Group(dirs)

@@ -33,7 +33,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from traitlets import Enum, Integer, List, Unicode, default
+from traitlets import Enum, Float, Integer, List, Unicode, default
 from traitlets.config import Configurable
 
 from .box import Box, Limits
@@ -75,6 +75,8 @@ class Sandbox(Configurable):
     cpu_s = Integer(Limits.cpu_s).tag(config=True)
     notebook_s = Integer(int(Limits.notebook_s)).tag(config=True)
     output_mib = Integer(Limits.output_mib).tag(config=True)
+    cpus = Float(Limits.cpus, help="cores one box may use (a cgroup's CPU quota, where the "
+                 "grader can make one; default: all but one)").tag(config=True)
 
     @default("uid_base")
     def _uid_base(self) -> int:
@@ -82,7 +84,7 @@ class Sandbox(Configurable):
 
     def limits(self) -> Limits:
         return Limits(self.memory_mib, self.processes, self.file_mib, self.scratch_mib,
-                      self.cpu_s, float(self.notebook_s), self.output_mib)
+                      self.cpu_s, float(self.notebook_s), self.output_mib, float(self.cpus))
 
     def resolved_mode(self) -> str:
         """'namespaces', 'plain' or 'off' ('off' off Linux). An explicit 'namespaces' is

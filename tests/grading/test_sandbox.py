@@ -165,6 +165,47 @@ def test_namespaces_box_caps_memory_and_processes(tmp_path):
     assert any(e.startswith("process limit (64)") for e in events), events
 
 
+CPU_HOG = """
+import os, resource, time
+end = time.monotonic() + 1.5
+pids = []
+for _ in range(3):  # three busy processes for 1.5 s of wall time
+    pid = os.fork()
+    if pid == 0:
+        while time.monotonic() < end:
+            pass
+        os._exit(0)
+    pids.append(pid)
+for pid in pids:
+    os.waitpid(pid, 0)
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(use.ru_utime + use.ru_stime)
+"""
+
+
+@needs_ns
+def test_namespaces_box_holds_a_cpu_flood_to_its_quota(tmp_path):
+    """A box of ``cpus=0.5`` whose command keeps three processes busy for 1.5 s gets at
+    most half a core of it (unbounded: up to every core of the machine)."""
+    box = _box("namespaces", tmp_path, cpus=0.5)
+    cpu = (box.group.dirs.get("cpu") or box.group.dirs.get("v2")) if box.group else None
+    if cpu is None or not any((cpu / f).exists() for f in ("cpu.cfs_quota_us", "cpu.max")):
+        box.close()
+        pytest.skip("no CPU controller here")
+    quota = (cpu / "cpu.cfs_quota_us").read_text().split() if (cpu / "cpu.cfs_quota_us").exists() \
+        else (cpu / "cpu.max").read_text().split()[:1]
+    rc, out, err = _py(box, CPU_HOG)
+    box.close()
+    assert quota == ["50000"]  # half of the 100 ms period
+    assert rc == 0, err[-1000:]
+    assert float(out.split()[-1]) <= 1.5 * 0.5 + 0.3, out  # 0.75 s, and a period's slack
+
+
+def test_limits_name_the_cpu_setting():
+    with pytest.raises(ValueError, match="Sandbox.cpus must be > 0"):
+        Sandbox(cpus=0).limits()
+
+
 @pytest.mark.parametrize("mode", ["plain", pytest.param("namespaces", marks=needs_ns)])
 def test_watchdog_ends_a_late_or_stopped_command(mode, tmp_path):
     box = _box(mode, tmp_path)
