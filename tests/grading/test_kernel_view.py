@@ -88,30 +88,40 @@ print(json.dumps(out))
 @needs_ns
 @pytest.mark.slow
 def test_a_grading_kernel_finds_only_stubs_of_its_notebooks_exercises(tmp_path):
-    """The instructors' notebook 06, autograded, with a line added to ex06_2's answer cell
-    that prints the reference's source: the kernel printed the stub, and the judge still
-    gave every other item its points."""
+    """The instructors' notebooks 04 and 06, autograded, with a line added to ex06_2's answer
+    cell that prints the reference's source: the kernel printed the stub, the judge still
+    gave every other item its points, and no cell the kernel ran but a test cell shows an
+    error (the lab's own cells that need a stubbed reference are demos, left out)."""
     from labgrader import ROOT, Course, course_config
-    src = next(ROOT.glob("solutions/06_*/*.ipynb"))
-    shutil.copytree(src.parent, tmp_path / "solutions" / src.parent.name)
+    from nbgrader.api import Gradebook
+    srcs = [next(ROOT.glob(f"solutions/{n}_*/*.ipynb")) for n in ("04", "06")]
+    for src in srcs:
+        shutil.copytree(src.parent, tmp_path / "solutions" / src.parent.name)
     course = Course(course_config(tmp_path))
     assert course.release()
-    nb = nbformat.read(src, 4)
-    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex06_2")
-    answer.source += ("\nimport inspect as _inspect, importlib as _importlib\n"
-                      "print('SOURCE:', _inspect.getsource(_importlib.import_module("
-                      f"{REF.rsplit('.', 1)[0]!r}).{REF.rsplit('.', 1)[1]}))\n")
-    dest = course._dir("submitted") / "s1" / src.parent.name
-    dest.mkdir(parents=True)
-    nbformat.write(nb, dest / src.name)
+    for src in srcs:
+        nb = nbformat.read(src, 4)
+        answer = next((c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex06_2"), None)
+        if answer is not None:
+            answer.source += ("\nimport inspect as _inspect, importlib as _importlib\n"
+                              "print('SOURCE:', _inspect.getsource(_importlib.import_module("
+                              f"{REF.rsplit('.', 1)[0]!r}).{REF.rsplit('.', 1)[1]}))\n")
+        dest = course._dir("submitted") / "s1" / src.parent.name
+        dest.mkdir(parents=True)
+        nbformat.write(nb, dest / src.name)
     assert course.autograde()
-    out = nbformat.read(course._dir("autograded") / "s1" / src.parent.name / src.name, 4)
-    cell = next(c for c in out.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex06_2")
-    text = "".join(o.get("text", "") for o in cell.outputs)
-    assert "SOURCE:" in text and STUB in text, text[-1500:]
-    from nbgrader.api import Gradebook
-    with Gradebook(course.coursedir.db_url) as gb:
-        tests = {g.name: (g.auto_score, g.max_score) for n in gb.find_submission(
-            src.parent.name, "s1").notebooks for g in n.grades if g.name.endswith("_test")}
-    others = {k: v for k, v in tests.items() if k != "ex06_2_test"}  # (that one reached for the
-    assert others and all(score == top for score, top in others.values()), tests  # lab's code)
+    for src in srcs:
+        out = nbformat.read(course._dir("autograded") / "s1" / src.parent.name / src.name, 4)
+        errors = [(i, o["ename"], o["evalue"][:200]) for i, c in enumerate(out.cells) if c.cell_type == "code"
+                  and not str(c.metadata.get("nbgrader", {}).get("grade_id", "")).endswith("_test")
+                  for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, (src.name, errors)
+        cell = next((c for c in out.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex06_2"), None)
+        if cell is not None:
+            text = "".join(o.get("text", "") for o in cell.outputs)
+            assert "SOURCE:" in text and STUB in text, text[-1500:]
+        with Gradebook(course.coursedir.db_url) as gb:
+            tests = {g.name: (g.auto_score, g.max_score) for n in gb.find_submission(
+                src.parent.name, "s1").notebooks for g in n.grades if g.name.endswith("_test")}
+        others = {k: v for k, v in tests.items() if k != "ex06_2_test"}  # (that one reached for
+        assert others and all(score == top for score, top in others.values()), tests  # the lab's code)
