@@ -28,11 +28,12 @@ def _solution(ex: str) -> str:
 
 
 class _Disguise(ast.NodeTransformer):
-    """What a student hiding a copy does: every local renamed, docstrings and checks dropped,
+    """What a student hiding a copy does: every local (and function) renamed, docstrings and checks dropped,
     methods and independent first statements reordered."""
 
     def __init__(self):
         self.names = {}
+        self.methods = set()  # called by attribute: their names stay
         self.fresh = (f"my_{w}{k}" for k in itertools.count() for w in ("thing", "val"))
 
     def visit_Name(self, node):
@@ -47,6 +48,10 @@ class _Disguise(ast.NodeTransformer):
         return node
 
     def _body(self, node):
+        if isinstance(node, ast.FunctionDef) and id(node) not in self.methods:
+            node.name = self.names.setdefault(node.name, next(self.fresh))  # its calls as well
+        if isinstance(node, ast.ClassDef):
+            self.methods |= {id(s) for s in node.body}
         self.generic_visit(node)
         body = [s for s in node.body if not isinstance(s, (ast.Assert, ast.Raise))
                 and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
