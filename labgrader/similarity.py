@@ -325,6 +325,15 @@ class _Helpers(ast.NodeTransformer):
         return tree
 
 
+def _is_check(s: ast.stmt) -> bool:
+    """``assert``, ``raise``, an ``if`` that only raises, a bare string: what ``_Normalise``
+    drops."""
+    return isinstance(s, (ast.Assert, ast.Raise)) or (
+        isinstance(s, ast.If) and not s.orelse and
+        all(isinstance(b, (ast.Raise, ast.Assert)) for b in s.body)) or (
+        isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+
+
 class _Scope:
     """One function's own statements (not those of the functions and classes in it): which of
     the names a written-out helper's value is assigned to (``returned``) are read once, in the
@@ -383,20 +392,31 @@ class _Scope:
 
     def temporaries(self) -> dict[int, ast.Assign]:
         """id of the one read of each temporary -> its assignment."""
-        out = {}
+        found = {}  # id of an assignment -> (its read, the statement that reads it)
         for name, (block, k, s) in self.assigned.items():
             reads = self.loads.get(name, [])
             if self.stores[name] != 1 or len(reads) != 1 or name in self.outside:
                 continue
             node, path = reads[0]
             at = next((j for b, j in path if b == block), -1)
-            if id(s) not in self.returned or not k < at <= k + WINDOW or not all(
-                    isinstance(b, ast.Assign) for b in self.blocks[block][k + 1:at]):
+            body = self.blocks[block]
+            if not k < at <= k + WINDOW or not all(isinstance(b, ast.Assign) or _is_check(b)
+                                                   for b in body[k + 1:at]):
                 continue
             read = {n.id for n in ast.walk(s.value) if isinstance(n, ast.Name)}
-            if not any(read & self.changes.get((block, j), set()) for j in range(k + 1, at + 1)):
-                out[id(node)] = s
-        return out
+            if not _is_check(body[at]) and not any(  # a value only a check reads stays
+                    read & self.changes.get((block, j), set()) for j in range(k + 1, at + 1)):
+                found[id(s)] = (node, body[at])
+        done: dict[int, bool] = {}
+
+        def written_out(s) -> bool:  # a step of a formula, named as such, stays
+            if id(s) not in done:
+                user = found[id(s)][1]
+                done[id(s)] = id(s) in self.returned or not isinstance(user, ast.Assign) or (
+                    id(user) in found and written_out(user))
+            return done[id(s)]
+        return {id(node): s for s in (self.assigned[n][2] for n in self.assigned)
+                if id(s) in found and written_out(s) for node in [found[id(s)][0]]}
 
 
 class _Inline(ast.NodeTransformer):
@@ -442,18 +462,17 @@ SIDES = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
 
 
 class _Order(ast.NodeTransformer):
-    """Operands in one order: a chain of ``+`` (``*``, ``&``, ``|``, ``^``) as its operands
-    sorted, the operands of ``and``/``or``, both sides of ``==``, ``!=``, ``is``, ``is not``
-    and the arguments of ``min``/``max`` sorted; ``a > b`` as ``b < a``, ``a >= b`` as
-    ``b <= a``. The key is a node's ``_shape``, a memo of it kept for the whole tree (the
-    nodes replaced are kept too: their ids are not reused)."""
+    """Operands in one order: a chain of ``+`` (``*``, ``&``, ``|``, ``^``) flattened, its
+    constants last (``2.0 * p`` as ``p * 2.0``); the operands of ``and``/``or``, both sides of
+    ``==``, ``!=``, ``is``, ``is not`` and the arguments of ``min``/``max`` by their kind (a
+    name, an attribute, a call, a comparison…), as written among those of one kind, so that
+    an edit inside an operand never moves it (the token stream survives it); ``a > b`` as
+    ``b < a``, ``a >= b`` as ``b <= a``. Sorting the operands of arithmetic by kind as well
+    made the honest ex03_3 answer (``new_top * (len(batch) + 1)``) the solution."""
 
-    def __init__(self):
-        self.memo: dict = {}
-        self.kept: list = []
-
-    def _sorted(self, nodes: list) -> list:
-        return sorted(nodes, key=lambda n: _shape(n, self.memo))
+    @staticmethod
+    def _sorted(nodes: list) -> list:
+        return sorted(nodes, key=lambda n: type(n).__name__)
 
     def visit_BinOp(self, node):
         if not isinstance(node.op, COMMUTE):
@@ -462,7 +481,6 @@ class _Order(ast.NodeTransformer):
         while todo:  # the chain's operands, without recursing along it
             n = todo.pop()
             if isinstance(n, ast.BinOp) and type(n.op) is type(node.op):
-                self.kept.append(n)
                 todo += [n.right, n.left]
             else:
                 operands.append(self.visit(n))
@@ -481,7 +499,6 @@ class _Order(ast.NodeTransformer):
     def visit_Compare(self, node):
         self.generic_visit(node)
         if all(type(op) in TURNED for op in node.ops):
-            self.kept.append(node)
             items = [node.left, *node.comparators][::-1]
             node = ast.copy_location(ast.Compare(left=items[0], ops=[
                 TURNED[type(op)]() for op in node.ops[::-1]], comparators=items[1:]), node)
@@ -506,16 +523,18 @@ def _normalised(source: str) -> ast.Module:
 
 
 def _unchecked(fn) -> list[ast.stmt]:
-    """``fn``'s body without the argument checks it starts with: calls whose value it drops,
-    each passed a parameter (``check_float("x", x, 0.0)``), or a loop of such calls over
-    parameters; a check hides no code (a lambda, a walrus)."""
+    """``fn``'s body without the argument checks it starts with: calls of a function of the
+    module's (not a parameter's, not a method) whose value it drops, each passed a parameter
+    (``check_float("x", x, 0.0)``), or a loop of such calls over parameters; a check hides no
+    code (a lambda, a walrus)."""
     params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
 
     def reads(node, names) -> bool:
         return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
-    def call(s, names) -> bool:
-        return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+    def call(s, names) -> bool:  # a function of the module's (not a parameter, not a method)
+        f = s.value.func if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
+        return isinstance(f, ast.Name) and f.id not in names and \
             any(reads(a, names) for a in [*s.value.args, *(k.value for k in s.value.keywords)])
 
     body = fn.body

@@ -114,9 +114,7 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    # redteam8: copier edits that move each measure under its line (subtrees < 0.7, tokens < 0.9)
-    "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named, `not s.done` as `s not in done` (order 0.90, syntax 0.52 after the canonical form's copier edits)"}
+HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
 HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag;
 #                          redteam10: an honest answer cell ending in its own self-test (it ran
@@ -125,8 +123,10 @@ HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the revi
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
           "assert_copy", "prefix_swap", "mask_temps", "kv_commute", "admit_reorder", "roof_core",
-          "kv_helper", "speed_inline"}  # redteam5/6/7/8: the lab's code, renamed, cut in two, padded inside,
-#  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, or a
+          "kv_helper", "speed_inline", "mate_step"}  # redteam5/6/7/8: the lab's code, renamed, cut in two, padded inside,
+#  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, with
+#  copier edits (operands commuted, comparisons turned, updates split, a helper pulled out or
+#  written out, a value named), or a
 #  classmate's (run from a string, or its core alone: both sides named), in the answer cell
 #  itself: copying is a review flag with the score kept (the trainer decides), not a 0
 RACY: set[str] = set()  # holes that win a race (with the judge's first request, or with a
