@@ -232,26 +232,28 @@ class _Helpers(ast.NodeTransformer):
     are added (a helper calling helpers cannot blow it up)."""
 
     def __init__(self, tree: ast.Module):
-        defs = Counter(n.name for n in ast.walk(tree) if isinstance(n, SCOPES[:3]))
-        stores = Counter(n.id for n in ast.walk(tree)
-                         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
-        self.budget = sum(1 for _ in ast.walk(tree))
+        nodes = list(ast.walk(tree))
+        names = [n for n in nodes if isinstance(n, ast.Name)]
+        defs = Counter(n.name for n in nodes if isinstance(n, SCOPES[:3]))
+        stores = Counter(n.id for n in names if not isinstance(n.ctx, ast.Load))
+        self.budget = len(nodes)
         self.helpers = {}
         local = {n.id if isinstance(n, ast.Name) else n.arg  # bound in a function or class
                  for top in tree.body if isinstance(top, SCOPES) for n in ast.walk(top)
                  if isinstance(n, ast.arg) or (isinstance(n, ast.Name) and
                                                not isinstance(n.ctx, ast.Load))}
-        for fn in ast.walk(tree):
+        for fn in nodes:
             got = _helper_body(fn) if isinstance(fn, ast.FunctionDef) else None
             if got and defs[fn.name] == 1 and not stores[fn.name] and not _free(fn) & local:
                 self.helpers[fn.name] = got
-        calls = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)
-                 and isinstance(n.func, ast.Name) and n.func.id in self.helpers
-                 and not n.keywords and len(n.args) == len(self.helpers[n.func.id][0])
-                 and not any(isinstance(x, ast.Starred) for x in n.args)}
-        for n in ast.walk(tree):  # a helper named anywhere but as a call is left as it is
-            if isinstance(n, ast.Name) and n.id in self.helpers and id(n) not in calls:
-                del self.helpers[n.id]
+        if self.helpers:
+            calls = {id(n.func) for n in nodes if isinstance(n, ast.Call)
+                     and isinstance(n.func, ast.Name) and n.func.id in self.helpers
+                     and not n.keywords and len(n.args) == len(self.helpers[n.func.id][0])
+                     and not any(isinstance(x, ast.Starred) for x in n.args)}
+            for n in names:  # a helper named anywhere but as a call is left as it is
+                if n.id in self.helpers and id(n) not in calls:
+                    del self.helpers[n.id]
         self.fresh = 0
         self.used: set[str] = set()  # the helpers written out somewhere
         self.returned: set[int] = set()  # assignments of what a written-out helper returns
@@ -313,6 +315,8 @@ class _Helpers(ast.NodeTransformer):
 
     def drop_unused(self, tree: ast.Module) -> ast.Module:
         """The helpers no call is left of, dropped."""
+        if not self.used:
+            return tree
         used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         gone = self.used - used
         for node in ast.walk(tree):
@@ -538,10 +542,11 @@ def _unchecked(fn) -> list[ast.stmt]:
             any(reads(a, names) for a in [*s.value.args, *(k.value for k in s.value.keywords)])
 
     body = fn.body
-    while body and not _runs_code(body[0]) and (call(body[0], params) or (
+    while body and (call(body[0], params) or (
             isinstance(body[0], ast.For) and not body[0].orelse and reads(body[0].iter, params)
             and all(call(s, params | {n.id for n in ast.walk(body[0].target)
-                                      if isinstance(n, ast.Name)}) for s in body[0].body))):
+                                      if isinstance(n, ast.Name)}) for s in body[0].body))) \
+            and not _runs_code(body[0]):
         body = body[1:]
     return body
 
