@@ -339,12 +339,15 @@ def _is_check(s: ast.stmt) -> bool:
 
 
 class _Scope:
-    """One function's own statements (not those of the functions and classes in it): which of
-    the names a written-out helper's value is assigned to (``returned``) are read once, in the
-    assignments after it (within ``WINDOW`` statements, not in a loop or a comprehension),
-    assigned nowhere else, with no name the value reads assigned in between. Temporaries a
-    student named are left as they are: written out, a temporary read two statements later
-    makes a reordered copy another form, and it made the honest ex05_6 answer the solution."""
+    """One function's own statements (not those of the functions and classes in it): its
+    temporaries, names assigned once (``name = value``) and read once, in a later statement of
+    the same block that only assignments and checks separate it from (within ``WINDOW``), not
+    in a loop or a comprehension of it, with nothing the value reads changed in between
+    (``x = …``, ``x[i] = …``, ``x.a = …``). Such a name is written out where it is read when it
+    is a value on its way into a statement (``seq = waiting.popleft()`` then
+    ``running.append(seq)``) or what a written-out helper returned; a step of a formula
+    (read by another assignment that stays) and a value only a check reads stay. Written out
+    as well, the steps made the honest ex05_6 answer (four named steps) the solution's code."""
 
     def __init__(self, fn, inner: dict, returned: set = frozenset()):
         self.returned = returned
@@ -383,7 +386,17 @@ class _Scope:
                 for where in full:
                     self.changes.setdefault(where, set()).add(node.id)
             return
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and \
+                not isinstance(node.ctx, ast.Load):  # x[i] = …, x.a = …: x changes
+            root = node
+            while isinstance(root, (ast.Subscript, ast.Attribute)):
+                root = root.value
+            if isinstance(root, ast.Name):
+                for where in full:
+                    self.changes.setdefault(where, set()).add(root.id)
         repeated = isinstance(node, (ast.While, *COMPREHENSIONS))
+        if isinstance(node, COMPREHENSIONS):
+            full = ()  # its variables are its own
         for name, value in ast.iter_fields(node):
             again = repeated or (isinstance(node, (ast.For, ast.AsyncFor))
                                  and name in ("target", "body"))
