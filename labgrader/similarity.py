@@ -17,6 +17,16 @@ of token k-grams and reports both files' shares the same way; subtrees make orde
 matter. Before either, the code is put in one canonical form (``_Canonical``): a lambda is a
 function of its own, a walrus an assignment before its statement, ``return a if c else b``
 an ``if`` and two returns, so an answer rewritten as one expression is the code it rewrites.
+Then a copier's edits are undone (``_rewritten``, ``_Order``; redteam8): a helper of the answer
+that computes from its arguments alone is written out where it is called (so a part pulled out
+into a function and a function written out at each call meet), ``x += y`` is ``x = x + y``
+and a tuple update ``a, b = a + c, b + d`` two assignments, a value named only on its way into
+the next statement is written out there, a function's leading argument checks (calls of the
+module's functions on its parameters, ``check_float("x", x, 0.0)``) are dropped, arguments by
+keyword are arguments by position, ``a > b`` is ``b < a``, a ``+``/``*`` chain is flattened with
+its constants last, and the operands of ``and``/``or``, ``==``/``!=`` and ``min``/``max`` are
+in one order by kind. Each was narrowed where it made an honest answer the solution (a
+formula's named steps stay, arithmetic operands of one kind keep their order, a closure stays).
 
 Beside the subtrees, which one changed token (``// 2`` as ``>> 1``) costs the digest of every
 subtree above it, the normalised code is also compared as a *token stream* (``in_order``:
