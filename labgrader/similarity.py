@@ -434,16 +434,20 @@ class _Scope:
             if not _is_check(body[at]) and not any(  # a value only a check reads stays
                     read & self.changes.get((block, j), set()) for j in range(k + 1, at + 1)):
                 found[id(s)] = (node, body[at])
-        done: dict[int, bool] = {}
-
-        def written_out(s) -> bool:  # a step of a formula, named as such, stays
-            if id(s) not in done:
-                user = found[id(s)][1]
-                done[id(s)] = id(s) in self.returned or not isinstance(user, ast.Assign) or (
-                    id(user) in found and written_out(user))
-            return done[id(s)]
-        return {id(node): s for s in (self.assigned[n][2] for n in self.assigned)
-                if id(s) in found and written_out(s) for node in [found[id(s)][0]]}
+        out: dict[int, ast.Assign] = {}
+        depth: dict[int, int] = {}  # id of an assignment written out -> its chain's length
+        for _, k, s in sorted(self.assigned.values(), key=lambda a: -a[1]):  # readers first
+            if id(s) not in found:
+                continue
+            node, user = found[id(s)]
+            if id(s) in self.returned or not isinstance(user, ast.Assign):
+                depth[id(s)] = 1
+            elif id(user) in depth and depth[id(user)] < WINDOW:  # into a step written out too
+                depth[id(s)] = depth[id(user)] + 1
+            else:
+                continue  # a step of a formula, named as such, stays
+            out[id(node)] = s
+        return out
 
 
 class _Inline(ast.NodeTransformer):
