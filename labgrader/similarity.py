@@ -140,7 +140,8 @@ class _Canonical(ast.NodeTransformer):
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-WINDOW = 20  # a helper's value is written out where it is read within this many statements
+WINDOW = 20  # a temporary is written out where it is read within this many statements (a chain
+#              of them at most this long)
 
 
 def _bound(target: ast.expr) -> set[str] | None:
@@ -236,8 +237,8 @@ class _Helpers(ast.NodeTransformer):
     binds (a function of its arguments, not a closure) written out where it is called, so that a
     copy with a part pulled out into a function and one with a function written out at each
     call meet: a one-``return`` helper at any call, one with assignments where it is the
-    value of an assignment (its locals renamed apart). Tuple and augmented assignments are
-    split (``_split``). Each helper is defined once and used only in calls of as many plain
+    value of an assignment (its locals renamed apart). Augmented assignments and tuple updates
+    are split (``_split``). Each helper is defined once and used only in calls of as many plain
     arguments; it is dropped once no call is left. At most as many nodes as the tree has
     are added (a helper calling helpers cannot blow it up)."""
 
@@ -466,8 +467,8 @@ class _Inline(ast.NodeTransformer):
 
 def _rewritten(tree: ast.Module) -> ast.Module:
     """Copier edits undone: helpers written out where they are called, tuple updates and
-    augmented assignments split (``_Helpers``), then what a written-out helper returned
-    written out where it is read (``_Scope``)."""
+    augmented assignments split (``_Helpers``), then temporaries written out where they are
+    read (``_Scope``)."""
     helpers = _Helpers(tree)
     tree = helpers.drop_unused(helpers.visit(tree))
     inner: dict[int, set] = {}
