@@ -375,10 +375,9 @@ def test_a_child_cannot_change_the_next_childs_start():
                                   "redteam7/bool_const", "redteam7/one_token",
                                   "redteam7/zero_minus", "redteam7/decorator_copy",
                                   "redteam7/assert_copy",
-                                  *(pytest.param(f"redteam8/{n}", marks=pytest.mark.xfail(
-                                      strict=True, reason="redteam8 hole: copier edits (README)"))
-                                    for n in ("mask_temps", "kv_commute", "kv_helper",
-                                              "admit_reorder", "roof_core", "speed_inline"))])
+                                  *(f"redteam8/{n}" for n in ("mask_temps", "kv_commute", "kv_helper",
+                                                              "admit_reorder", "roof_core",
+                                                              "speed_inline"))])
 def test_a_copy_in_the_answer_cell_goes_to_review(name):
     """A copy of the lab's code in the answer cell, which the code watch skips and the
     tripwire's digest misses once renamed, so only the similarity review can see it:

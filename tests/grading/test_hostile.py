@@ -114,15 +114,7 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    # redteam8: copier edits that move each measure under its line (subtrees < 0.7, tokens < 0.9)
-    "mask_temps": "redteam8: the lab's packed_mask with a bound named, a sum commuted, an update split (order 0.86, syntax 0.63)",
-    "kv_commute": "redteam8: the lab's kv_admission with a sum commuted, comparisons turned, a value named (order 0.86, syntax 0.58)",
-    "admit_reorder": "redteam8: the lab's admit_waiting with conditions and two statement pairs reordered (order 0.85, syntax 0.56)",
-    "roof_core": "redteam8: the lab's crossover_batch without its checks, 2.0 moved: too short for the order check (Dice 0.54)",
-    "kv_helper": "redteam8: the lab's kv_admission with its ceiling division pulled out into a helper (order 0.89, syntax 0.42)",
-    "speed_inline": "redteam8: the lab's speedup_ref with its nested helper inlined for each run (order 0.54, syntax 0.44)",
-    "mate_step": "redteam8: a classmate's schedule_step with a test turned round, a value named (order 0.87, syntax 0.26)"}
+HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
 HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag;
 #                          redteam10: an honest answer cell ending in its own self-test (it ran
@@ -130,8 +122,11 @@ HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the revi
 #                          stub: "reference"; a check does nothing there now, guard.checks_off)
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
-          "assert_copy", "prefix_swap"}  # redteam5/6/7/8: the lab's code, renamed, cut in two, padded inside,
-#  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, or a
+          "assert_copy", "prefix_swap", "mask_temps", "kv_commute", "admit_reorder", "roof_core",
+          "kv_helper", "speed_inline", "mate_step"}  # redteam5/6/7/8: the lab's code, renamed, cut in two, padded inside,
+#  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, with
+#  copier edits (operands commuted, comparisons turned, updates split, a helper pulled out or
+#  written out, a value named), or a
 #  classmate's (run from a string, or its core alone: both sides named), in the answer cell
 #  itself: copying is a review flag with the score kept (the trainer decides), not a 0
 RACY: set[str] = set()  # holes that win a race (with the judge's first request, or with a

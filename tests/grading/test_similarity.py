@@ -28,11 +28,12 @@ def _solution(ex: str) -> str:
 
 
 class _Disguise(ast.NodeTransformer):
-    """What a student hiding a copy does: every local renamed, docstrings and checks dropped,
+    """What a student hiding a copy does: every local (and function) renamed, docstrings and checks dropped,
     methods and independent first statements reordered."""
 
     def __init__(self):
         self.names = {}
+        self.methods = set()  # called by attribute: their names stay
         self.fresh = (f"my_{w}{k}" for k in itertools.count() for w in ("thing", "val"))
 
     def visit_Name(self, node):
@@ -47,6 +48,10 @@ class _Disguise(ast.NodeTransformer):
         return node
 
     def _body(self, node):
+        if isinstance(node, ast.FunctionDef) and id(node) not in self.methods:
+            node.name = self.names.setdefault(node.name, next(self.fresh))  # its calls as well
+        if isinstance(node, ast.ClassDef):
+            self.methods |= {id(s) for s in node.body}
         self.generic_visit(node)
         body = [s for s in node.body if not isinstance(s, (ast.Assert, ast.Raise))
                 and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
@@ -320,3 +325,116 @@ def test_what_a_grading_run_shelves_reads_back_the_same(tmp_path):
     assert similarity._code_cells(src, {"ex06_2", "ex06_4"}, tmp_path) == cells
     assert cells == similarity._code_cells(src, {"ex06_2", "ex06_4"}) and set(cells) == {"ex06_2", "ex06_4"}
     assert len(list(tmp_path.glob("*.json"))) == 2
+
+
+# ---- redteam8: copier edits undone by the canonical form ------------------------------------
+
+def _same(a: str, b: str) -> bool:
+    """Whether two sources are one normalised code: every subtree and every token alike."""
+    fp = similarity.fingerprint
+    return similarity.score(fp(a), fp(b)) == 1.0 and \
+        similarity.in_order(similarity.tokens(a), similarity.tokens(b)) == 1.0
+
+
+def test_commuted_operands_and_turned_comparisons_change_nothing():
+    """``a > b`` is ``b < a``; ``and`` operands, ``==`` sides and ``min`` arguments in one
+    order (by kind); a constant factor last (``2.0 * p`` as ``p * 2.0``)."""
+    a = ("def f(p, n, lo, hi):\n    if n > lo and hi >= n and p.ok:\n"
+         "        return 2.0 * min(p.size, n) + p.base\n    return p.base == 0\n")
+    b = ("def g(q, m, a, b):\n    if q.ok and a < m and m <= b:\n"
+         "        return min(m, q.size) * 2.0 + q.base\n    return 0 == q.base\n")
+    assert _same(a, b)
+    other = ("def g(q, m, a, b):\n    if m <= a or b < m:\n        return None\n"
+             "    return sorted(q.items)[m:b]\n")
+    assert similarity.score(similarity.fingerprint(a), similarity.fingerprint(other)) < 0.3
+
+
+def test_updates_split_and_arguments_by_keyword_change_nothing():
+    """``i, j = i + 1, j + x + 1`` is ``i += 1`` then ``j += x + 1``; ``dtype=float`` is
+    ``float`` by position; a swap stays one statement."""
+    a = ("def f(xs):\n    i = j = 0\n    out = np.zeros(len(xs), dtype=float)\n    for x in xs:\n"
+         "        out[i] = x\n        i, j = i + 1, j + x + 1\n    return out, i, j\n")
+    b = ("def f(xs):\n    i = j = 0\n    out = np.zeros(len(xs), float)\n    for x in xs:\n"
+         "        out[i] = x\n        i += 1\n        j += x + 1\n    return out, i, j\n")
+    assert _same(a, b)
+    swap = "def f(a, b):\n    a, b = b, a\n    return a\n"
+    assert not _same(swap, "def f(a, b):\n    a = b\n    b = a\n    return a\n")
+
+
+def test_a_helper_pulled_out_or_written_out_is_one_form():
+    """A helper of the answer that computes from its arguments alone is written out where it
+    is called (redteam8 ``kv_helper``, ``speed_inline``); a closure stays, and so does a
+    helper chain's growth (at most as many nodes as the answer has are added)."""
+    inline = ("def need(p, n, bs, free):\n    full = -(-(p + n) // bs)\n    if full > free:\n"
+              "        return 'wait'\n    return -(-p // bs)\n")
+    pulled = ("def _ceil(a, b):\n    return -(-a // b)\n\n\ndef need(p, n, bs, free):\n"
+              "    full = _ceil(p + n, bs)\n    if full > free:\n        return 'wait'\n"
+              "    return _ceil(p, bs)\n")
+    assert _same(pulled, inline)
+    closure = ("def need(p, n, bs, free):\n    def blocks(t):\n        return -(-t // bs)\n"
+               "    full = blocks(p + n)\n    if full > free:\n        return 'wait'\n"
+               "    return blocks(p)\n")
+    assert not _same(closure, inline)
+    nested = ("def ratio(fast, slow):\n    def parts(r):\n        t = sum(len(s.out) for s in r.seqs)\n"
+              "        b = sum(st.ms for st in r.steps)\n        return t / b, b / len(r.steps)\n"
+              "    (x, y), (u, v) = parts(fast), parts(slow)\n    return {'a': x / u, 'b': y / v}\n")
+    written = ("def ratio(fast, slow):\n    ft = sum(len(s.out) for s in fast.seqs)\n"
+               "    fb = sum(st.ms for st in fast.steps)\n    sl = sum(len(s.out) for s in slow.seqs)\n"
+               "    sb = sum(st.ms for st in slow.steps)\n"
+               "    return {'a': ft / fb / (sl / sb), 'b': fb / len(fast.steps) / (sb / len(slow.steps))}\n")
+    assert _same(nested, written)
+    chain = "def h0(x):\n    return x + 1\n" + "".join(
+        f"def h{k}(x):\n    return h{k - 1}(x) * h{k - 1}(x + 1)\n" for k in range(1, 60))
+    size = sum(1 for _ in ast.walk(ast.parse(chain)))
+    assert sum(1 for _ in ast.walk(similarity._normalised(chain))) <= 3 * size
+
+
+def test_a_value_named_on_its_way_is_written_out_but_a_formula_in_steps_stays():
+    """``seq = waiting.popleft()`` read by the next statement alone is that statement's
+    (redteam8 ``mate_step``); a name read by another named step of a formula stays (the
+    honest ex05_6 answer names four steps where the solution names one)."""
+    named = ("def step(run, wait, cap, dec):\n    while wait and len(run) < cap:\n"
+             "        seq = wait.popleft()\n        run.append(seq)\n    dec(run)\n"
+             "    return [s for s in run if s.done]\n")
+    plain = ("def step(run, wait, cap, dec):\n    while wait and len(run) < cap:\n"
+             "        run.append(wait.popleft())\n    dec(run)\n    return [s for s in run if s.done]\n")
+    assert _same(named, plain)
+    steps = ("def f(p, d, bw, fl):\n    w = p * d / bw\n    c = 2 * p / fl\n    g = c - w\n"
+             "    if g <= 0:\n        return None\n    return max(1, g)\n")
+    assert not _same(steps, "def f(p, d, bw, fl):\n    g = 2 * p / fl - p * d / bw\n"
+                            "    if g <= 0:\n        return None\n    return max(1, g)\n")
+
+
+def test_argument_checks_a_function_starts_with_are_dropped():
+    """Calls of the module's functions on the parameters, first in a function, are checks
+    (redteam8 ``roof_core`` left out the lab's ``check_float``/``check_int``); a call of a
+    parameter (a callback) or a method is code."""
+    checked = ("def cross(p, d, bw, fl):\n    for name, v in (('p', p), ('bw', bw)):\n"
+               "        check_float(name, v, 0.0)\n    check_int('d', d, 1)\n"
+               "    per = 2.0 * p / fl\n    if per <= 0:\n        return None\n"
+               "    return max(1, math.ceil(p * d / bw / per))\n")
+    bare = ("def cross(p, d, bw, fl):\n    per = p * 2.0 / fl\n    if per <= 0:\n        return None\n"
+            "    return max(1, math.ceil(p * d / bw / per))\n")
+    assert _same(checked, bare)
+    assert not _same("def f(run, dec):\n    dec(run)\n    run.sort()\n    return run\n",
+                     "def f(run, dec):\n    return run\n")
+
+
+REDTEAM8 = ROOT / "tests" / "grading" / "hostile" / "redteam8"
+
+
+@pytest.mark.parametrize("name", ["mask_temps", "kv_commute", "admit_reorder", "roof_core",
+                                  "kv_helper", "speed_inline", "mate_step", "honest_grow"])
+def test_redteam8_copier_edits_are_flagged_and_its_honest_answer_is_not(name):
+    """Each copy against the lab's references, the solution and the solution as a classmate
+    (the honest control): flagged; ``honest_grow`` (an honest answer): not."""
+    import hostile_cases
+    from labgrader import cellcode
+    case = hostile_cases.case(REDTEAM8 / f"{name}.py")
+    refs = {case.target: {**similarity.reference_sources(case.target),
+                          "the instructors' solution": _solution(case.target)}}
+    mates = {"honest": {case.target: _solution(case.target)}}
+    given = {case.target: adapters.cell(case.target, "release").source}
+    got = similarity.copy_reviews({case.target: cellcode.python_source(case.source)}, refs,
+                                  mates, given)
+    assert (case.target in got) == (name != "honest_grow"), got
