@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import adapters  # noqa: E402
 
 from labsupport.exercises.registry import EXERCISES  # noqa: E402
-from labgrader import course_config, similarity  # noqa: E402
+from labgrader import canonical, course_config, similarity  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKS = ("### BEGIN SOLUTION", "### END SOLUTION")
@@ -386,7 +386,7 @@ def test_a_helper_pulled_out_or_written_out_is_one_form():
     chain = "def h0(x):\n    return x + 1\n" + "".join(
         f"def h{k}(x):\n    return h{k - 1}(x) * h{k - 1}(x + 1)\n" for k in range(1, 60))
     size = sum(1 for _ in ast.walk(ast.parse(chain)))
-    assert sum(1 for _ in ast.walk(similarity._normalised(chain))) <= 3 * size
+    assert sum(1 for _ in ast.walk(canonical.normalised(chain))) <= 3 * size
 
 
 def test_a_value_named_on_its_way_is_written_out_but_a_formula_in_steps_stays():
