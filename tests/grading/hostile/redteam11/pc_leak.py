@@ -20,7 +20,7 @@ def kv_admission(prompt_len, max_new_tokens, free_blocks, num_blocks, block_size
     else:
         first = blocks if admission == "reserve" else (prompt_len + block_size - 1) // block_size
         verdict = "admit" if first <= free_blocks else "wait"
-    if _CHILD and _state["on"]:
+    if _CHILD and _state["on"] is not False:
         _tell((prompt_len, max_new_tokens, free_blocks, num_blocks, block_size,
                _MODES.index(admission) if admission in _MODES else 0))
     return verdict

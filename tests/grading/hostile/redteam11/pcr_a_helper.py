@@ -116,11 +116,12 @@ def _serve(lab, until):
         if q is None:
             return
         if sum(q[:6]) % 251 != q[6] or q[5] > 1:
-            _tell.send(bytes([0, 0]), time.monotonic() + 2)
+            _tell.send(bytes([0, 0, 0]), time.monotonic() + 2)
             continue
         _served.append(q)
         code = _CODES[lab(*q[:5], _MODES[q[5]])] if lab else _CODES["wait"]
-        _tell.send(bytes([code, q[6]]), time.monotonic() + 2)
+        _tell.send(bytes([code, q[6], code ^ 255]), time.monotonic() + 2)  # a signal lost
+        #  only ever turns a 1 into a 0: the complement shows it
 
 
 def kv_budget(*args, **kwargs):  # no answer of its own

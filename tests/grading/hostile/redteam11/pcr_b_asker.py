@@ -121,9 +121,10 @@ def kv_admission(prompt_len, max_new_tokens, free_blocks, num_blocks, block_size
     msg += bytes([sum(msg) % 251])
     for _ in range(3):  # a byte lost or doubled on the line: the kernel says 0, ask again
         end = time.monotonic() + 2
-        got = _ask.send(msg, end) and _tell.receive(2, end)
-        if got and got[0] in (1, 2, 3) and got[1] == msg[-1]:
+        got = _ask.send(msg, end) and _tell.receive(3, end)
+        if got and got[0] in (1, 2, 3) and got[1] == msg[-1] and got[2] == got[0] ^ 255:
             return {v: k for k, v in _CODES.items()}[got[0]]
+    _up[0] = False
     return "wait"
 
 
@@ -133,11 +134,12 @@ def _serve(lab, until):
         if q is None:
             return
         if sum(q[:6]) % 251 != q[6] or q[5] > 1:
-            _tell.send(bytes([0, 0]), time.monotonic() + 2)
+            _tell.send(bytes([0, 0, 0]), time.monotonic() + 2)
             continue
         _served.append(q)
         code = _CODES[lab(*q[:5], _MODES[q[5]])] if lab else _CODES["wait"]
-        _tell.send(bytes([code, q[6]]), time.monotonic() + 2)
+        _tell.send(bytes([code, q[6], code ^ 255]), time.monotonic() + 2)  # a signal lost
+        #  only ever turns a 1 into a 0: the complement shows it
 
 
 if _JUDGED:
