@@ -220,7 +220,7 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     #  an earlier judge left and for the run's case memo: nothing found, nothing earned
                     "pcr_a_helper",  # redteam11: no answer of its own: its kernel answers
                     #  pcr_b_asker's judge over the page cache (the leak: LEAKS below)
-                    "swamp_kernel", "swamp_child",  # redteam11: wrong answers beside a CPU flood (what
+                    "swamp_kernel", "swamp_child", "a_swamp_both",  # redteam11: wrong answers beside a CPU flood (what
                     #  the flood does to the classmate on the other slot: the controls)
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the
 #                                       kernel's own (flagged today only as its cell fails alone)
