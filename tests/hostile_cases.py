@@ -20,6 +20,7 @@ REDTEAM7 = HOSTILE / "redteam7"  # the seventh red team: the containment review,
 REDTEAM8 = HOSTILE / "redteam8"  # the eighth red team: the token-order review, copier edits, honest answers (its README)
 REDTEAM9 = HOSTILE / "redteam9"  # the ninth red team: the judge beside the kernel, the preflight in the pool (its README)
 REDTEAM10 = HOSTILE / "redteam10"  # the tenth red team: warm judges, the run's case memo, the kernels' new flags (its README)
+REDTEAM11 = HOSTILE / "redteam11"  # the eleventh red team: the kernel's package view, the CPU cgroups, the page cache (its README)
 KERNEL = HOSTILE / "kernel"  # forged and malformed messages on the grading kernel's own sockets
 SANDBOX_ONLY = {"key_scan", "escape_probe"}
 DEFAULT_TARGET = "kc08_01"  # the knowledge check's first item
@@ -70,7 +71,7 @@ def cases() -> list[Case]:
             + sorted(REDTEAM4.glob("*.py")) + sorted(REDTEAM5.glob("*.py"))
             + sorted(REDTEAM6.glob("*.py")) + sorted(REDTEAM7.glob("*.py"))
             + sorted(REDTEAM8.glob("*.py")) + sorted(REDTEAM9.glob("*.py"))
-            + sorted(REDTEAM10.glob("*.py"))
+            + sorted(REDTEAM10.glob("*.py")) + sorted(REDTEAM11.glob("*.py"))
             + sorted(KERNEL.glob("*.py"))]
 
 

@@ -59,7 +59,10 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # package): the warm judge's leftovers, the case memo poisoned and looked for, an
                # output the notebook format forbids
                "judge_leftovers", "memo_poison", "memo_snoop", "invalid_display",
-               "selftest_cell"}  # redteam10: an honest answer and its self-test
+               "selftest_cell",  # redteam10: an honest answer and its self-test
+               # hostile/redteam11: plain code (os, threading, time, operator.attrgetter): the
+               # page cache as a channel between the judge's child and a kernel, CPU floods
+               "pc_leak", "pcr_a_helper", "pcr_b_asker", "swamp_kernel", "swamp_child", "a_swamp_both"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
