@@ -6,17 +6,15 @@ sandbox's limits (what it saw goes to ``statuses``).
 from __future__ import annotations
 
 import copy
-import functools
 import os
 import time
-from pathlib import Path
 
 import nbformat
 from nbclient.exceptions import CellControlSignal, CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Integer
+from traitlets import Bool, Integer, Unicode
 
 from labsupport.shellwait import SlicedWait
 from . import demos, phases, seal, view
@@ -50,28 +48,6 @@ def visible_part(cell) -> str | None:
     return _phases(cell.source)[0][1]
 
 
-def graded_exercises(nb, config, info: dict) -> tuple[str, ...]:
-    """The exercises a notebook grades: its graded cells' ids (``_test`` cut), in the
-    course's source notebook (where there is one: a submission's metadata is the student's)
-    and in the submission."""
-    from nbgrader.coursedir import CourseDirectory
-    cd = CourseDirectory(config=config)
-    source = Path(cd.root) / cd.source_directory / str(info.get("assignment", "")) \
-        / f"{info.get('notebook', '')}.ipynb"
-    mtime = source.stat().st_mtime_ns if source.is_file() else None
-    return tuple(sorted(set(_graded_ids(nb.cells)) | set(_source_ids(str(source), mtime))))
-
-
-def _graded_ids(cells) -> list[str]:
-    return [str(c.metadata.get("nbgrader", {}).get("grade_id", "")).removesuffix("_test")
-            for c in cells if c.metadata.get("nbgrader", {}).get("grade")]
-
-
-@functools.lru_cache(maxsize=32)
-def _source_ids(path: str, mtime: int | None) -> tuple[str, ...]:
-    return tuple(_graded_ids(nbformat.read(path, 4).cells)) if mtime is not None else ()
-
-
 class AutogradeExecute(SlicedWait, Execute):
     """nbgrader's Execute, with the kernel in the submission's sandbox, in autograde mode,
     dead kernels survived, and each reply awaited in short polls (``SlicedWait``).
@@ -79,8 +55,8 @@ class AutogradeExecute(SlicedWait, Execute):
     The kernel runs in a fresh ``box.Box`` per notebook (``c.Sandbox``: namespaces and a
     grading user as root, plain rlimits otherwise; ``mode='off'`` runs it as you); in
     namespaces mode the box shows, at the genuine package folder, the package with every
-    reference of the notebook's exercises a stub (``view.for_kernel``, ``graded_exercises``):
-    no kernel holds the lab's answers to what it is graded on, for itself or for a judge. Its
+    exercise's references stubs (``kernel_view``, ``view.for_kernel``): no kernel holds the
+    lab's answers, for itself or for any judge. Its
     environment gets ``LAB_AUTOGRADE=1`` (``labsupport.autograde_mode()``): demos and
     measurements run short and no cell waits on a frontend; no key of any hidden case, nor
     the run's seed (``seed.without_seed``). Its test cells decide nothing:
@@ -101,6 +77,8 @@ class AutogradeExecute(SlicedWait, Execute):
 
     box = None  # this notebook's sandbox.Box while it runs
     max_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
+    kernel_view = Unicode("", help="the grading kernels' package folder (view.for_kernel), "
+                          "built by the grading run before its jobs; empty: built here").tag(config=True)
     skip_demos = Bool(True, help="leave out the code cells no graded cell depends on "
                       "(labgrader.demos): demos and measurements").tag(config=True)
 
@@ -150,9 +128,10 @@ class AutogradeExecute(SlicedWait, Execute):
         seal.session(root).check(f"the submission before {info.get('student', '?')}'s")
         self._t0, self._first = time.perf_counter(), None  # phases: start-up, import, cells
         sandbox = Sandbox(config=self.config)
-        package = view.for_kernel(graded_exercises(nb, self.config, info)) \
-            if sandbox.resolved_mode() == "namespaces" else None
-        self.box = sandbox.open(root, views={str(view.ROOT): str(package)} if package else None)
+        views = None
+        if sandbox.resolved_mode() == "namespaces":
+            views = {str(view.ROOT): self.kernel_view or str(view.for_kernel())}
+        self.box = sandbox.open(root, views=views)
         if self.box is not None:
             self.kernel_manager_class = BoxedKernelManager
         try:

@@ -248,7 +248,7 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
     """Grade the solutions of ``first`` (the preflight) on ``jobs`` slots, then, once they
     passed (``preflight.conclude``), ``pairs``; ``autograde``'s result."""
     from tqdm import tqdm
-    from . import review, seal, similarity
+    from . import review, seal, similarity, view
     sealed = seal.session(course.root)
     overrides = {f"{cls}.{k}": v for cls in ("Execute", "TrustedChecks", "Sandbox")  # to each job
                  for k, v in course.cfg.get(cls, {}).items()}
@@ -270,11 +270,13 @@ def _grade(course, pairs, ok, mode, jobs, threads, sockets, submission_timeout_s
         roots = {p: _private_course(course, *p, Path(tmp)) for p in pairs}
         (Path(tmp) / "fingerprints").mkdir()
         (Path(tmp) / "memo").mkdir()  # the checks' costly cases: the preflight's judges build
-        #  them, every other reads them; in namespaces mode only (in plain mode a kernel runs
-        #  as you and could write there, and the judges unpickle what they read)
-        memo = {"TrustedChecks.memo": str(Path(tmp) / "memo")} if mode == "namespaces" else {}
-        preflight_wide = {**overrides, **memo, "TrustedChecks.fill_memo": True}
-        classwide = {**overrides, **memo, similarity.CLASS: str(course._dir("submitted")),
+        #  them, every other reads them; and the kernels' package view (view.for_kernel), built
+        #  once a run: both in namespaces mode only (in plain mode a kernel runs as you and
+        #  could write there, and the judges unpickle what they read)
+        shared = {"TrustedChecks.memo": str(Path(tmp) / "memo"), "AutogradeExecute.kernel_view":
+                  str(view.build(view.KERNEL, Path(tmp)) / view.PACKAGE)} if mode == "namespaces" else {}
+        preflight_wide = {**overrides, **shared, "TrustedChecks.fill_memo": True}
+        classwide = {**overrides, **shared, similarity.CLASS: str(course._dir("submitted")),
                      similarity.CACHE: str(Path(tmp) / "fingerprints")}  # read once per run
         bar = tqdm(total=len(pairs), unit="notebook", desc="", disable=not progress,
                    file=sys.stderr, bar_format="autograde {n_fmt}/{total_fmt} {bar:20} "

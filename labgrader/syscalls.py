@@ -28,6 +28,14 @@ The kernel enforces it, whatever the Python objects of the child hold:
   could ask a kernel running at the same time (another box, which holds the lab's own
   implementations) for each answer, and the kernel could print the hidden cases it was
   asked into its notebook (the ninth red team, ``tests/grading/hostile/redteam9``).
+- **no look at or push on the page cache** (redteam11): the pages of those files are shared
+  by every box too, so dropping one (``posix_fadvise``'s ``DONTNEED``, ``madvise``'s
+  ``MADV_PAGEOUT``/``MADV_COLD``), loading one without a read (``readahead``) or asking
+  whether one is cached without loading it (``preadv2``/``pwritev2`` with flags such as
+  ``RWF_NOWAIT``, ``mincore``, ``cachestat``) fails with ``EPERM``: each was one half of a
+  channel to a kernel beside the child. A plain read still loads a page, and how long it
+  took still says whether it was cached: a slower, one-shot channel no filter can close
+  (``docs/trainers.md``, what the sandbox does not stop).
 
 ``pyseccomp`` finds its libraries with ``ctypes.util.find_library``, which starts
 ``ldconfig``: the helper imports it (``prepare``) before any child forks.
@@ -55,6 +63,9 @@ F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 36, 37, 38  # folder (F_NOTIFY) or take
 F_SETLEASE, F_GETLEASE, F_NOTIFY = 1024, 1025, 1026
 LOCK_COMMANDS = (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW,
                  F_SETLEASE, F_GETLEASE, F_NOTIFY)
+NO_PAGE_CACHE = ("fadvise64", "readahead", "mincore", "cachestat")  # refused: EPERM
+WITH_FLAGS = ("preadv2", "pwritev2")  # refused (EPERM) when their flags (argument 5) are set
+MADV_COLD, MADV_PAGEOUT = 20, 21  # madvise's advice that drops pages (refused: EPERM)
 
 
 def prepare():
@@ -99,6 +110,12 @@ def load(channel: int) -> None:
         f.add_rule(refuse, name)
     for command in LOCK_COMMANDS:
         f.add_rule(refuse, "fcntl", sc.Arg(1, sc.EQ, command))
+    for name in NO_PAGE_CACHE:
+        f.add_rule(refuse, name)
+    for name in WITH_FLAGS:
+        f.add_rule(refuse, name, sc.Arg(5, sc.NE, 0))
+    for advice in (MADV_COLD, MADV_PAGEOUT):
+        f.add_rule(refuse, "madvise", sc.Arg(2, sc.EQ, advice))
     f.load()
 
 

@@ -1,9 +1,9 @@
 """The student process's view of the lab package (issue 30): a copy of ``labsupport`` in
 which the lab's own implementations of the exercise being graded (``references``) are
-stubs, built from the package's files before any student code of the item runs. A grading
-kernel gets one too (``for_kernel``): every exercise of its notebook stubbed, built once per
-grader process, bound read-only at the genuine package folder in the kernel's box (its
-test cells then fail at the first reference they call: the judge's verdict replaces them).
+stubs, built from the package's files before any student code of the item runs. Grading
+kernels get one too (``for_kernel``): every exercise's references stubbed, built once per
+grading run, bound read-only at the genuine package folder in each kernel's box (a test
+cell there fails at the first reference its check calls: the judge's verdict replaces it).
 
 ``build(ex, root)`` writes the copy under ``root`` (a fresh folder): every module file as
 it is (with its compiled ``__pycache__``, so importing it costs no compiling), except the
@@ -33,6 +33,8 @@ import tempfile
 from pathlib import Path
 
 import labsupport
+
+from labsupport.exercises.registry import EXERCISES
 
 from .references import references
 
@@ -162,25 +164,22 @@ def build(ex: str | tuple[str, ...], root: Path) -> Path:
     return dest
 
 
-_KERNEL_ROOT: list[Path] = []  # this process's folder of kernel views (made when first needed)
-_KERNEL: dict[str, Path] = {}  # key -> a built kernel view, under it
+KERNEL = tuple(EXERCISES)  # a grading kernel's view stubs every exercise's references: a
+#   kernel grading one notebook could otherwise answer for another's judge (redteam11)
+_KERNEL: list[Path] = []  # this process's kernel view, once built (``for_kernel``)
 
 
-def for_kernel(exs: tuple[str, ...]) -> Path | None:
-    """The package view of a grading kernel whose notebook holds the exercises ``exs``
-    (every one's references stubbed; None when there is none): built once per set in this
-    process, under a folder of the grader's own, and shared by its notebooks' kernels, which
-    see it read-only in place of the genuine package folder (``box.Box``'s ``views``)."""
-    if not stubs(exs):
-        return None
-    k = key(exs)
-    if k not in _KERNEL:
-        if not _KERNEL_ROOT:
-            folder = Path(tempfile.mkdtemp(prefix="labgrader-kernel-views-"))
-            atexit.register(shutil.rmtree, folder, True)
-            _KERNEL_ROOT.append(folder)
-        _KERNEL[k] = build(exs, _KERNEL_ROOT[0]) / PACKAGE
-    return _KERNEL[k]
+def for_kernel() -> Path:
+    """The grading kernels' package folder (``build(KERNEL, …)/labsupport``), built once in
+    this process under a folder of its own, removed when the process exits; a grading run
+    with jobs builds its own instead, in its private folder, before the jobs start
+    (``AutogradeExecute.kernel_view``). Kernels see it read-only at the genuine package folder
+    (``box.Box``'s ``views``)."""
+    if not _KERNEL:
+        folder = Path(tempfile.mkdtemp(prefix="labgrader-kernel-view-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _KERNEL.append(build(KERNEL, folder) / PACKAGE)
+    return _KERNEL[0]
 
 
 def _pycache(module: Path, folder: Path) -> list[Path]:

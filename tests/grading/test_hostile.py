@@ -114,18 +114,12 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    # redteam11: the judge's child asks a notebook-05 kernel (its package view stubs only 05's
-    # references: decoder.rules is genuine there) over the page cache (posix_fadvise DONTNEED
-    # / preadv RWF_NOWAIT on standard-library files both boxes read): nothing in
-    # syscalls.NO_FILE_SIGNALS refuses either
-    "pcr_b_asker": "redteam11: kv_admission answered by a classmate's notebook-05 kernel over the page cache (2/2, unflagged, when the two are graded at once)"}
-HONEST = {"honest_grow", "selftest_cell", "pc_leak"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
+HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag;
 #                          redteam10: an honest answer cell ending in its own self-test (it ran
 #                          the check in the judge's child, where the check's reference is a
 #                          stub: "reference"; a check does nothing there now, guard.checks_off);
-#                          redteam11: an honest kv_admission whose kernel hears every call (LEAKS)
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
           "assert_copy", "prefix_swap", "mask_temps", "kv_commute", "admit_reorder", "roof_core",
@@ -135,7 +129,7 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
 #  written out, a value named), or a
 #  classmate's (run from a string, or its core alone: both sides named), in the answer cell
 #  itself: copying is a review flag with the score kept (the trainer decides), not a 0
-RACY: set[str] = {"pcr_b_asker"}  # holes that win a race (with the judge's first request, or with a
+RACY: set[str] = set()  # holes that win a race (with the judge's first request, or with a
 #                         classmate's kernel on the other slot): not strict
 
 
@@ -213,8 +207,12 @@ EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb
                     #                 (a denial of service: no time limit there, README); earns nothing
                     "judge_leftovers", "memo_snoop",  # redteam10: wrong answers that look for what
                     #  an earlier judge left and for the run's case memo: nothing found, nothing earned
-                    "pcr_a_helper",  # redteam11: no answer of its own: its kernel answers
-                    #  pcr_b_asker's judge over the page cache (the leak: LEAKS below)
+                    "pcr_a_helper", "pcr_b_asker",  # redteam11: a notebook-05 kernel meant to answer
+                    #  a notebook-06 judge over the page cache: no kernel holds any exercise's
+                    #  reference (view.KERNEL) and the child cannot drop or probe a cached page
+                    #  (syscalls.NO_PAGE_CACHE): no answer comes, nothing earned, nothing heard
+                    "pc_leak",  # redteam11: an honest kv_admission that also sends each call to its
+                    #  kernel: the page-cache calls fail in the child (EPERM) and so does the answer
                     "swamp_kernel", "swamp_child", "a_swamp_both",  # redteam11: wrong answers beside a CPU flood (what
                     #  the flood does to the classmate on the other slot: the controls)
                     "result_number"}  # kernel: well-formed outputs, nothing tells them from the
@@ -247,13 +245,11 @@ def test_no_autograded_notebook_holds_the_seed(graded):
 LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
 LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper")  # redteam9: kernels that print the hidden
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
-LEAK_HOLES = {  # redteam11: open (strict xfail; the helper's needs its classmate graded at the same time)
-    "pc_leak": "redteam11: the child's calls reach its own kernel over the page cache (fadvise/RWF_NOWAIT)",
-    "pcr_a_helper": "redteam11: a notebook-05 kernel hears a classmate's notebook-06 judge over the page cache"}
+LEAK_HOLES: dict[str, str] = {}  # open leaks (a strict xfail each)
 
 
 @pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=n != "pcr_a_helper", reason=LEAK_HOLES[n]))
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=LEAK_HOLES[n]))
     if n in LEAK_HOLES else n for n in LEAKS])
 def test_no_judged_call_reaches_the_feedback(graded, name):
     """The judge's child gets the hidden inputs; the grading kernel, beside it, writes what the

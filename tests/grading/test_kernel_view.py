@@ -1,7 +1,7 @@
 """A grading kernel's package view (issue 30, item 4): in the box where a submission's
-notebook runs, the lab's own implementations of that notebook's exercises are stubs
-(``view.for_kernel``, bound at the genuine package folder by ``mounts.build_mounts``), so the
-kernel cannot compute the lab's answers for a classmate's judge or for itself."""
+notebook runs, the lab's own implementations of every exercise are stubs (``view.for_kernel``,
+bound at the genuine package folder by ``mounts.build_mounts``), so no kernel can compute the
+lab's answers, for itself or for any judge (a notebook-05 kernel held ex06's: redteam11)."""
 import json
 import shutil
 import sys
@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from labgrader import view
-from labgrader.execute import graded_exercises
+from labsupport.exercises.registry import EXERCISES
 from labgrader.sandbox import Sandbox, namespaces_available
 
 UID_BASE = Sandbox().uid_base + 91  # apart from test_sandbox's and the graders' uids
@@ -21,41 +21,23 @@ REF = "labsupport.decoder.rules.kv_admission"  # ex06_2's reference
 STUB = f"unavailable({REF!r})"
 
 
-def test_a_notebooks_view_stubs_each_of_its_exercises_once_per_grader():
-    exs = ("ex06_2", "ex06_9")
-    folder = view.for_kernel(exs)
-    assert folder is not None and folder.name == "labsupport"
-    assert view.for_kernel(exs) == folder  # built once, shared by the notebook's kernels
-    rules = (folder / "decoder" / "rules.py").read_text()
-    assert STUB in rules
-    for ex in exs:  # every reference of every exercise of the notebook
-        for f in view.stubs(ex):
-            assert (folder / f.relative_to(view.ROOT)).read_text() != f.read_text(), f
-    assert view.for_kernel(()) is None  # a notebook without exercises keeps the package
-
-
-def test_a_notebooks_exercises_come_from_the_course_source_and_the_submission(tmp_path):
-    from traitlets.config import Config
-    src = tmp_path / "solutions" / "a1"
-    src.mkdir(parents=True)
-    cell = nbformat.v4.new_code_cell("pass", metadata={"nbgrader": {"grade": True, "grade_id": "ex06_2_test"}})
-    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), src / "nb.ipynb")
-    mine = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "x", metadata={"nbgrader": {"grade": True, "solution": True, "grade_id": "ex06_9"}})])
-    c = Config()
-    c.CourseDirectory.root = str(tmp_path)
-    c.CourseDirectory.source_directory = "solutions"
-    # a submission that drops the metadata of its graded cells still gets the source's exercises
-    assert graded_exercises(mine, c, {"assignment": "a1", "notebook": "nb"}) == ("ex06_2", "ex06_9")
-    assert graded_exercises(nbformat.v4.new_notebook(), c, {"assignment": "a1", "notebook": "nb"}) \
-        == ("ex06_2",)
+def test_the_kernels_view_stubs_every_exercises_references_once_per_process():
+    folder = view.for_kernel()
+    assert folder.name == "labsupport"
+    assert view.for_kernel() == folder  # built once, shared by every kernel
+    assert STUB in (folder / "decoder" / "rules.py").read_text()
+    assert set(view.KERNEL) == set(EXERCISES)
+    for f in view.stubs(view.KERNEL):  # every stubbed module differs from the genuine one
+        assert (folder / f.relative_to(view.ROOT)).read_text() != f.read_text(), f
+    for ex in ("ex05_4", "ex06_2", "ex02_1"):  # any notebook's: one view for all kernels
+        assert set(view.stubs(ex)) <= set(view.stubs(view.KERNEL))
 
 
 @needs_ns
 def test_the_kernels_box_shows_the_view_at_the_genuine_package_read_only(tmp_path):
     course = tmp_path / "course"
     course.mkdir()
-    folder = view.for_kernel(("ex06_2",))
+    folder = view.for_kernel()
     box = Sandbox(mode="namespaces", uid_base=UID_BASE).open(course, views={str(view.ROOT): str(folder)})
     probe = f"""
 import json, labsupport, os

@@ -111,6 +111,60 @@ def _raise_errno():
     raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
 
 
+def _libc_call(name: str, *args):
+    """A libc function that returns -1 (or an error number, as ``posix_fadvise`` does) on
+    failure, raised as an OSError."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    ret = getattr(libc, name)(*args)
+    if name == "posix_fadvise" and ret:
+        raise OSError(ret, os.strerror(ret))
+    if ret < 0:
+        _raise_errno()
+
+
+_PAGES = []  # files and mappings kept open while a call uses them
+
+
+def _fd() -> int:
+    f = _locked_file()
+    _PAGES.append(f)
+    return f.fileno()
+
+
+def _page() -> int:
+    """The address of a mapped page (``mincore`` asks which pages of a mapping are cached)."""
+    import mmap
+    m = mmap.mmap(-1, 4096)
+    _PAGES.append(m)
+    return ctypes.addressof(ctypes.c_char.from_buffer(m))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: os.posix_fadvise(_fd(), 0, 0, os.POSIX_FADV_DONTNEED),
+    lambda: os.posix_fadvise(_fd(), 0, 0, os.POSIX_FADV_WILLNEED),
+    lambda: _libc_call("readahead", _fd(), ctypes.c_long(0), ctypes.c_size_t(4096)),
+    lambda: os.preadv(_fd(), [bytearray(4096)], 0, os.RWF_NOWAIT),
+    lambda: _libc_call("mincore", ctypes.c_void_p(_page()), ctypes.c_size_t(4096),
+                       ctypes.create_string_buffer(1)),
+    lambda: _libc_call("syscall", 451, _fd(), ctypes.create_string_buffer(32),
+                       ctypes.create_string_buffer(64), 0),  # cachestat
+    lambda: _libc_call("madvise", ctypes.c_void_p(_page()), ctypes.c_size_t(4096), 21),  # MADV_PAGEOUT
+], ids=["fadvise_dontneed", "fadvise_willneed", "readahead", "preadv_nowait", "mincore",
+        "cachestat", "madvise_pageout"])
+def test_the_page_cache_cannot_be_watched_or_pushed(call):
+    """No signal through the page cache every box shares (redteam11): dropping, loading or
+    probing a page without a plain read fails, the child lives."""
+    assert _in_filtered_child(_refused(call)) == (0, b"refused:ok")
+
+
+def test_plain_reads_and_preadv_without_flags_still_work():
+    def action(w):
+        f = _locked_file()
+        ok = os.preadv(f.fileno(), [bytearray(64)], 0) == 64 and len(f.read(10)) == 10
+        os.write(w, b"reads:" if ok else b"no reads:")
+    assert _in_filtered_child(action) == (0, b"reads:ok")
+
+
 def test_the_filter_still_lets_fcntl_read_and_set_flags():
     """The lock rules leave fcntl's other commands alone (``os.set_blocking`` on a pipe)."""
     def action(w):
