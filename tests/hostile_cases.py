@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
+
 HOSTILE = Path(__file__).parent / "grading" / "hostile"
 REDTEAM = HOSTILE / "redteam"  # later attacks (see its README); those below attack the sandbox
 JUDGE = HOSTILE / "judge"  # attacks on who decides a score (see its README)
@@ -21,6 +23,7 @@ REDTEAM8 = HOSTILE / "redteam8"  # the eighth red team: the token-order review, 
 REDTEAM9 = HOSTILE / "redteam9"  # the ninth red team: the judge beside the kernel, the preflight in the pool (its README)
 REDTEAM10 = HOSTILE / "redteam10"  # the tenth red team: warm judges, the run's case memo, the kernels' new flags (its README)
 REDTEAM11 = HOSTILE / "redteam11"  # the eleventh red team: the kernel's package view, the CPU cgroups, the page cache (its README)
+REDTEAM12 = HOSTILE / "redteam12"  # the twelfth red team: the all-stub kernel view, the child's page-cache filter, the canonical form (its README)
 KERNEL = HOSTILE / "kernel"  # forged and malformed messages on the grading kernel's own sockets
 SANDBOX_ONLY = {"key_scan", "escape_probe"}
 DEFAULT_TARGET = "kc08_01"  # the knowledge check's first item
@@ -36,7 +39,8 @@ class Case:
     name: str
     what: str                # the first line: what the cell tries
     target: str              # the answer cell it replaces
-    metadata: str | None     # None, "drop", "locked" or "duplicate"
+    metadata: str | None     # None, "drop", "locked", "duplicate" or "extra" (the parts after the
+    #                          first become plain code cells right after the answer cell: redteam12)
     cells: tuple[str, ...]   # the source(s) of the cell(s) it submits
     folder: str = ""         # the folder it lies in: hostile, redteam, judge, redteam3, views, …
     others: str | None = None  # None (the other answers wrong) or "honest" (the solutions': a control)
@@ -72,6 +76,7 @@ def cases() -> list[Case]:
             + sorted(REDTEAM6.glob("*.py")) + sorted(REDTEAM7.glob("*.py"))
             + sorted(REDTEAM8.glob("*.py")) + sorted(REDTEAM9.glob("*.py"))
             + sorted(REDTEAM10.glob("*.py")) + sorted(REDTEAM11.glob("*.py"))
+            + sorted(REDTEAM12.glob("*.py"))
             + sorted(KERNEL.glob("*.py"))]
 
 
@@ -83,7 +88,8 @@ def submission(release_nb, c: Case, others: dict[str, str]):
     for cell in nb.cells:
         gid = _nbg(cell).get("grade_id")
         if gid == c.target:
-            for k, source in enumerate(c.cells if c.metadata == "duplicate" else [c.source]):
+            for k, source in enumerate(c.cells if c.metadata == "duplicate" else
+                                   c.cells[:1] if c.metadata == "extra" else [c.source]):
                 new = copy.deepcopy(cell)
                 new.source = source
                 if c.metadata == "drop":
@@ -91,6 +97,9 @@ def submission(release_nb, c: Case, others: dict[str, str]):
                 elif c.metadata == "locked":
                     new.metadata["nbgrader"] = {**_nbg(cell), "locked": True}
                 out.append(new)
+            if c.metadata == "extra":  # the student's own cells after the answer, no metadata
+                for source in c.cells[1:]:
+                    out.append(nbformat.v4.new_code_cell(source))
             continue
         if gid in others and _nbg(cell).get("solution") and cell.cell_type == "code":
             cell.source = others[gid]

@@ -62,7 +62,10 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "selftest_cell",  # redteam10: an honest answer and its self-test
                # hostile/redteam11: plain code (os, threading, time, operator.attrgetter): the
                # page cache as a channel between the judge's child and a kernel, CPU floods
-               "pc_leak", "pcr_a_helper", "pcr_b_asker", "swamp_kernel", "swamp_child", "a_swamp_both"}
+               "pc_leak", "pcr_a_helper", "pcr_b_asker", "swamp_kernel", "swamp_child", "a_swamp_both",
+               # hostile/redteam12: plain code (os, mmap, threading, time): which pages are
+               # cached, read from /proc/self/smaps, the lab's formula in a cell of its own
+               "pm_oracle"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own

@@ -114,7 +114,13 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+    "pm_oracle": "redteam12: the judge's child reads which pages are cached without the calls "
+                 "syscalls.NO_PAGE_CACHE refuses (mmap fault-around + /proc/self/smaps Rss) and "
+                 "loads pages with a plain fault (mmap, MADV_RANDOM); its own kernel answers "
+                 "every kv_admission call from the lab's formula pasted in a plain cell of the "
+                 "student's, which no copy review reads: ex06_2 2/2, unflagged",
+}
 HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag;
 #                          redteam10: an honest answer cell ending in its own self-test (it ran
@@ -129,7 +135,7 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
 #  written out, a value named), or a
 #  classmate's (run from a string, or its core alone: both sides named), in the answer cell
 #  itself: copying is a review flag with the score kept (the trainer decides), not a 0
-RACY: set[str] = set()  # holes that win a race (with the judge's first request, or with a
+RACY: set[str] = {"pm_oracle"}  # holes that win a race (with the judge's first request, or with a
 #                         classmate's kernel on the other slot): not strict
 
 
@@ -243,9 +249,12 @@ def test_no_autograded_notebook_holds_the_seed(graded):
 
 
 LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
-LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper")  # redteam9: kernels that print the hidden
+LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle")  # redteam9: kernels that print the hidden
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
-LEAK_HOLES: dict[str, str] = {}  # open leaks (a strict xfail each)
+LEAK_HOLES: dict[str, str] = {  # open leaks (a strict xfail each)
+    "pm_oracle": "redteam12: the judge's child loads pages with a plain fault, its kernel sees "
+                 "them through fault-around + /proc/self/smaps: the hidden cases printed",
+}
 
 
 @pytest.mark.parametrize("name", [
