@@ -65,7 +65,8 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "pc_leak", "pcr_a_helper", "pcr_b_asker", "swamp_kernel", "swamp_child", "a_swamp_both",
                # hostile/redteam12: plain code (os, mmap, threading, time): which pages are
                # cached, read from /proc/self/smaps, the lab's formula in a cell of its own
-               "pm_oracle"}
+               "pm_oracle",
+               "pool_inline", "honest_md1", "honest_prefix"}  # redteam12: a copy, honest answers
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own

@@ -120,8 +120,16 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
                  "loads pages with a plain fault (mmap, MADV_RANDOM); its own kernel answers "
                  "every kv_admission call from the lab's formula pasted in a plain cell of the "
                  "student's, which no copy review reads: ex06_2 2/2, unflagged",
+    "pool_inline": "redteam12: the instructors' BlockPool with copier edits the canonical form "
+                   "does not undo (helpers written out by hand, a comprehension as a while loop, "
+                   "a branch as an early return, ceil and updates spelled otherwise): "
+                   "best_match 0.15, full points, no review flag",
+    "honest_md1": "redteam12: an honest M/D/1 formula from the docstring is flagged as similar "
+                  "to the instructors' solution (0.93, in order): the form is forced",
+    "honest_prefix": "redteam12: an honest prefix_hits (the block_hash chain the release hands "
+                     "out) is flagged as similar to the instructors' solution (0.98)",
 }
-HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
+HONEST = {"honest_grow", "selftest_cell", "honest_md1", "honest_prefix"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag;
 #                          redteam10: an honest answer cell ending in its own self-test (it ran
 #                          the check in the judge's child, where the check's reference is a
@@ -129,7 +137,8 @@ HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the revi
 COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "timeit_classmate",
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
           "assert_copy", "prefix_swap", "mask_temps", "kv_commute", "admit_reorder", "roof_core",
-          "kv_helper", "speed_inline", "mate_step"}  # redteam5/6/7/8: the lab's code, renamed, cut in two, padded inside,
+          "kv_helper", "speed_inline", "mate_step",
+          "pool_inline"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, with
 #  copier edits (operands commuted, comparisons turned, updates split, a helper pulled out or
 #  written out, a value named), or a
