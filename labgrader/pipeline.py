@@ -311,9 +311,13 @@ class TrustedChecks(NbGraderPreprocessor):
         answers = {a: cellcode.python_source(nb.cells[i].source) for a, i in found.at.items()
                    if f"{a}_test" in found.tests}
         try:
+            graded = set(found.at.values())  # the answer cells, and the test cells below
+            plain = {f"code cell {i + 1}": cellcode.python_source(c.source)
+                     for i, c in enumerate(nb.cells) if c.cell_type == "code" and i not in graded
+                     and _nbg(c).get("grade_id") not in found.tests}
             copies = similarity.class_reviews(
                 self.config, resources.get("nbgrader", {}), answers,
-                {t.removesuffix("_test"): s for t, s in compiled.items()})
+                {t.removesuffix("_test"): s for t, s in compiled.items()}, plain)
         except Exception as exc:  # noqa: BLE001 - this submission's review only, never the class
             copies = {f"{a}_test": f"the copy check could not run ({type(exc).__name__})"
                       for a in answers}

@@ -391,6 +391,34 @@ def copy_reviews(answers: dict[str, str], references: dict[str, dict[str, str]],
     return out
 
 
+def _plain_reviews(plain: dict[str, str], references: dict[str, dict[str, str]],
+                   shelf: Path | None, deadline: float) -> dict[str, str]:
+    """exercise id -> why, for the plain cells (label -> source) that hold a copy of one of
+    the exercise's references (a reference of several exercises: each of them); out of
+    time: every exercise, to look at."""
+    pieces: dict[str, str] = {}
+    owners: dict[str, list[str]] = {}
+    for ex, refs in references.items():
+        for label, source in refs.items():
+            pieces.setdefault(label, source)
+            owners.setdefault(label, []).append(ex)
+    out: dict[str, str] = {}
+    for where, source in plain.items():
+        try:
+            if time.monotonic() > deadline:
+                raise OutOfTime
+            match = best_match(source, pieces, "", shelf, frozenset(), [], deadline) \
+                if read(source) is not None else None
+        except OutOfTime:
+            return {ex: "the copy check ran out of time on the cells you added: look at them "
+                    "yourself" for ex in references}
+        if match is not None and match.score >= THRESHOLD:
+            for ex in owners[match.what]:
+                out.setdefault(ex, f"{where}: " + REASONS[match.how].format(
+                    score=match.score, what=match.what))
+    return out
+
+
 SAME = "the same code up to names, order and checks"
 IN_ORDER = "the same tokens in the same order but for a few, up to names"
 REASONS = {  # Match.how (" pair": against a classmate) -> the review's words
@@ -452,14 +480,30 @@ CLASS = "Classmates.folder"  # config: the class's submitted/ when grading runs 
 CACHE = "Classmates.cache"  # config: a folder of the grader's where jobs share fingerprints
 
 
+def _release_code(path: Path) -> set[str]:
+    """The code cells of the release's notebook at ``path``, as Python (empty if unreadable)."""
+    from .cellcode import python_source
+    try:
+        cells = json.loads(path.read_bytes()).get("cells", [])
+        return {python_source("".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+                for c in cells if c.get("cell_type") == "code"}
+    except Exception:  # noqa: BLE001 - no release to subtract: every plain cell is compared
+        return set()
+
+
 def class_reviews(config, info: dict, answers: dict[str, str],
-                  compiled: dict[str, list[str]] | None = None) -> dict[str, str]:
+                  compiled: dict[str, list[str]] | None = None,
+                  plain: dict[str, str] | None = None) -> dict[str, str]:
     """test id -> why a trainer should look, for the answers (answer id -> Python) of one
     submission (``info``: nbgrader's student, assignment, notebook): against the lab's
     references and the instructors' solution (``source_directory``), and the same cells of
     every other submission (``<submitted>/<student>/<assignment>/``: the course's, or the
     folder ``CLASS`` names, as ``parallel`` does for its private courses); the release's
-    cells are what everyone was given."""
+    cells are what everyone was given. ``plain`` (label -> Python): the submission's other
+    code cells; those the release does not hold as they are are compared with every
+    exercise's references and this notebook's solutions (``_plain_reviews``): a copy there is
+    code a kernel could run for a judge, and flags the exercise it copies (another
+    notebook's: every item here)."""
     from nbgrader.coursedir import CourseDirectory
     cd = CourseDirectory(config=config)
     student, assignment = info.get("student", ""), info.get("assignment", "")
@@ -484,5 +528,19 @@ def class_reviews(config, info: dict, answers: dict[str, str],
         return {f"{ex}_test": "the notebook cannot be compared with the class (over "
                 f"{MAX_NOTEBOOK >> 20} MB, or not a notebook the copy check can read): look "
                 "at it yourself" for ex in ids}
+    released = _release_code(folder(cd.release_directory))
+    mine = {label: source for label, source in (plain or {}).items() if source not in released}
     why = copy_reviews(answers, refs, classmates, given, shelf, compiled)
+    if mine:  # against every exercise's references: a kernel may run code for another notebook
+        every = {ex: {f"the lab's {r}": s for r, s in reference_sources(ex).items()}
+                 for ex in _exercises()}
+        for ex, reason in _plain_reviews(mine, {**every, **refs}, shelf,
+                                         time.monotonic() + REVIEW_S).items():
+            for target in ([ex] if ex in ids else sorted(ids)):
+                why[target] = f"{why[target]}; {reason}" if target in why else reason
     return {f"{ex}_test": reason for ex, reason in why.items()}
+
+
+def _exercises() -> list[str]:
+    from labsupport.exercises.registry import EXERCISES
+    return [ex for ex, e in EXERCISES.items() if e.references or e.fallback]

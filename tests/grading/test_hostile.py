@@ -115,11 +115,6 @@ def test_controls_score_as_before(graded):
 
 
 HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    "pm_oracle": "redteam12: the judge's child reads which pages are cached without the calls "
-                 "syscalls.NO_PAGE_CACHE refuses (mmap fault-around + /proc/self/smaps Rss) and "
-                 "loads pages with a plain fault (mmap, MADV_RANDOM); its own kernel answers "
-                 "every kv_admission call from the lab's formula pasted in a plain cell of the "
-                 "student's, which no copy review reads: ex06_2 2/2, unflagged",
     "pool_inline": "redteam12: the instructors' BlockPool with copier edits the canonical form "
                    "does not undo (helpers written out by hand, a comprehension as a while loop, "
                    "a branch as an early return, ceil and updates spelled otherwise): "
@@ -138,13 +133,14 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
           "assert_copy", "prefix_swap", "mask_temps", "kv_commute", "admit_reorder", "roof_core",
           "kv_helper", "speed_inline", "mate_step",
-          "pool_inline"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
+          "pool_inline", "pm_oracle"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, with
 #  copier edits (operands commuted, comparisons turned, updates split, a helper pulled out or
 #  written out, a value named), or a
 #  classmate's (run from a string, or its core alone: both sides named), in the answer cell
-#  itself: copying is a review flag with the score kept (the trainer decides), not a 0
-RACY: set[str] = {"pm_oracle"}  # holes that win a race (with the judge's first request, or with a
+#  itself, or (pm_oracle) in a plain cell the student added, which its kernel runs for the
+#  judge: copying is a review flag with the score kept (the trainer decides), not a 0
+RACY: set[str] = set()  # holes that win a race (with the judge's first request, or with a
 #                         classmate's kernel on the other slot): not strict
 
 
@@ -260,15 +256,15 @@ def test_no_autograded_notebook_holds_the_seed(graded):
 LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
 LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle")  # redteam9: kernels that print the hidden
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
-LEAK_HOLES: dict[str, str] = {  # open leaks (a strict xfail each)
+LEAK_HOLES: dict[str, str] = {  # open leaks (an xfail each)
     "pm_oracle": "redteam12: the judge's child loads pages with a plain fault, its kernel sees "
                  "them through fault-around + /proc/self/smaps: the hidden cases printed",
 }
 
 
 @pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=LEAK_HOLES[n]))
-    if n in LEAK_HOLES else n for n in LEAKS])
+    pytest.param(n, marks=pytest.mark.xfail(strict=False, reason=LEAK_HOLES[n]))
+    if n in LEAK_HOLES else n for n in LEAKS])  # not strict: a leak that times its reads may lose
 def test_no_judged_call_reaches_the_feedback(graded, name):
     """The judge's child gets the hidden inputs; the grading kernel, beside it, writes what the
     student reads: nothing may pass from one to the other (issue 30, 6)."""

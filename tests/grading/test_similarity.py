@@ -438,3 +438,20 @@ def test_redteam8_copier_edits_are_flagged_and_its_honest_answer_is_not(name):
     got = similarity.copy_reviews({case.target: cellcode.python_source(case.source)}, refs,
                                   mates, given)
     assert (case.target in got) == (name != "honest_grow"), got
+
+
+def test_a_copy_in_a_plain_cell_flags_the_exercise_it_copies():
+    """A cell the student added (not an answer) that holds an exercise's reference flags
+    that exercise, and every exercise sharing the reference; a plain cell of the student's
+    own (a plot) and an empty one flag nothing (redteam12 pm_oracle: a kernel ran the copy for
+    the judge beside it)."""
+    import time
+    refs = {ex: {f"the lab's {r}": s for r, s in similarity.reference_sources(ex).items()}
+            for ex in ("ex06_2", "ex03_2", "ex01_1")}
+    copy = _Disguise().visit(ast.parse(refs["ex06_2"]["the lab's labsupport.decoder.rules.kv_admission"]))
+    cell = "import threading\n" + ast.unparse(copy) + "\n\nserver = threading.Thread(target=print)\n"
+    own = "import matplotlib.pyplot as plt\nxs = list(range(10))\nplt.plot(xs, [x * x for x in xs])\n"
+    got = similarity._plain_reviews({"code cell 9": cell, "code cell 3": own, "code cell 4": ""},
+                                    refs, None, time.monotonic() + 60)
+    assert set(got) == {"ex06_2"}, got
+    assert got["ex06_2"].startswith("code cell 9: ") and "kv_admission" in got["ex06_2"], got
