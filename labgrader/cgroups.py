@@ -120,10 +120,6 @@ def create(memory_bytes: int, processes: int, cpus: float | None = None) -> Grou
     if v1["pids"] is not None:
         dirs["pids"] = v1["pids"] / name
         writes.append((dirs["pids"] / "pids.max", processes))
-    if v1["cpu"] is not None and dirs:
-        dirs["cpu"] = v1["cpu"] / name
-        writes += [(dirs["cpu"] / "cpu.cfs_period_us", CPU_PERIOD_US),
-                   (dirs["cpu"] / "cpu.cfs_quota_us", quota)]
     if not dirs and (base := _here("")) is not None:
         ctrl = set((base / "cgroup.subtree_control").read_text().split()) \
             if (base / "cgroup.subtree_control").exists() else set()
@@ -131,9 +127,6 @@ def create(memory_bytes: int, processes: int, cpus: float | None = None) -> Grou
             dirs["v2"] = base / name
             writes += [(dirs["v2"] / "memory.max", memory_bytes),
                        (dirs["v2"] / "memory.swap.max", 0), (dirs["v2"] / "pids.max", processes)]
-            if "cpu" in ctrl:
-                writes.append((dirs["v2"] / "cpu.max",
-                               f"{quota if quota > 0 else 'max'} {CPU_PERIOD_US}"))
     if not dirs:
         return None
     group = Group(dirs)
@@ -146,4 +139,22 @@ def create(memory_bytes: int, processes: int, cpus: float | None = None) -> Grou
     except OSError:
         group.remove(wait_s=0)
         return None
+    if v1["cpu"] is not None:  # v1's CPU group beside them, where one can be made (else none)
+        _cpu_v1(group, v1["cpu"] / name, quota)
+    elif "v2" in dirs and (dirs["v2"] / "cpu.max").exists():  # the cpu controller delegated
+        with contextlib.suppress(OSError):
+            (dirs["v2"] / "cpu.max").write_text(f"{quota if quota > 0 else 'max'} {CPU_PERIOD_US}")
     return group
+
+
+def _cpu_v1(group: Group, folder: Path, quota: int) -> None:
+    """Add a cgroup v1 CPU group (period, quota) to ``group``; left out if it cannot be made."""
+    try:
+        folder.mkdir()
+        group.dirs["cpu"] = folder
+        (folder / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+        (folder / "cpu.cfs_quota_us").write_text(str(quota))
+    except OSError:
+        group.dirs.pop("cpu", None)
+        with contextlib.suppress(OSError):
+            folder.rmdir()
