@@ -29,6 +29,7 @@ from collections import Counter
 BUILTINS = frozenset(dir(builtins))
 STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers")
 
+
 def _runs_code(node: ast.AST) -> bool:
     """Whether ``node`` defines code or binds a name (a lambda, a walrus): such a part of a
     check, decorator or print is no check, and is compared."""

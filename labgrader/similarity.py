@@ -410,8 +410,8 @@ def _plain_reviews(plain: dict[str, str], references: dict[str, dict[str, str]],
             match = best_match(source, pieces, "", shelf, frozenset(), [], deadline) \
                 if read(source) is not None else None
         except OutOfTime:
-            return {ex: "the copy check ran out of time on the cells you added: look at them "
-                    "yourself" for ex in references}
+            return {ex: "the copy check ran out of time on the code cells the student added: "
+                    "look at them yourself" for ex in references}
         if match is not None and match.score >= THRESHOLD:
             for ex in owners[match.what]:
                 out.setdefault(ex, f"{where}: " + REASONS[match.how].format(
@@ -456,6 +456,12 @@ def _code_cells(path: Path, ids, shelf: Path | None = None) -> dict[str, str] | 
     return _shelved(Path(shelf) / f"cells-{digest.hexdigest()}.json", lambda: _cells_of(data, ids))
 
 
+def _source(cell: dict) -> str:
+    """A notebook cell's source (read as plain JSON: a string or a list of lines)."""
+    src = cell.get("source", "")
+    return "".join(map(str, src)) if isinstance(src, list) else str(src)
+
+
 def _cells_of(data: bytes, ids) -> dict[str, str] | None:
     """``_code_cells`` of a notebook's bytes."""
     from .cellcode import python_source
@@ -467,9 +473,7 @@ def _cells_of(data: bytes, ids) -> dict[str, str] | None:
             meta = meta.get("nbgrader") if isinstance(meta, dict) else None
             gid = meta.get("grade_id") if isinstance(meta, dict) else None
             if isinstance(gid, str) and gid in ids and c.get("cell_type") == "code":
-                src = c.get("source", "")
-                src = "".join(map(str, src)) if isinstance(src, list) else str(src)
-                src = "\n".join(l for l in src.splitlines() if l.strip() not in SOLUTION_MARKS)
+                src = "\n".join(l for l in _source(c).splitlines() if l.strip() not in SOLUTION_MARKS)
                 found.setdefault(gid, []).append(python_source(src))
     except Exception:  # noqa: BLE001 - OSError, RecursionError, MemoryError…: see above
         return None
@@ -485,8 +489,7 @@ def _release_code(path: Path) -> set[str]:
     from .cellcode import python_source
     try:
         cells = json.loads(path.read_bytes()).get("cells", [])
-        return {python_source("".join(c["source"]) if isinstance(c["source"], list) else c["source"])
-                for c in cells if c.get("cell_type") == "code"}
+        return {python_source(_source(c)) for c in cells if c.get("cell_type") == "code"}
     except Exception:  # noqa: BLE001 - no release to subtract: every plain cell is compared
         return set()
 
@@ -530,12 +533,13 @@ def class_reviews(config, info: dict, answers: dict[str, str],
                 "at it yourself" for ex in ids}
     released = _release_code(folder(cd.release_directory))
     mine = {label: source for label, source in (plain or {}).items() if source not in released}
+    start = time.monotonic()  # one budget (REVIEW_S) for the answers and the plain cells
     why = copy_reviews(answers, refs, classmates, given, shelf, compiled)
     if mine:  # against every exercise's references: a kernel may run code for another notebook
         every = {ex: {f"the lab's {r}": s for r, s in reference_sources(ex).items()}
                  for ex in _exercises()}
         for ex, reason in _plain_reviews(mine, {**every, **refs}, shelf,
-                                         time.monotonic() + REVIEW_S).items():
+                                         start + REVIEW_S).items():
             for target in ([ex] if ex in ids else sorted(ids)):
                 why[target] = f"{why[target]}; {reason}" if target in why else reason
     return {f"{ex}_test": reason for ex, reason in why.items()}

@@ -33,7 +33,6 @@ import tempfile
 from pathlib import Path
 
 import labsupport
-
 from labsupport.exercises.registry import EXERCISES
 
 from .references import references
@@ -75,7 +74,7 @@ def _exercises(ex: str | tuple[str, ...]) -> tuple[str, ...]:
 
 def stubs(ex: str | tuple[str, ...]) -> dict[Path, dict[tuple[str, ...], str]]:
     """Module file -> {path inside it (``()``: the whole module) -> reference name}, for
-    every reference of ``ex`` (one exercise, or several: a grading kernel's notebook) but
+    every reference of ``ex`` (one exercise, or several: the grading kernels' ``KERNEL``) but
     their ``LIVE`` ones and the exercise ``TABLE``."""
     exs = _exercises(ex)
     live = {r for e in exs for r in LIVE.get(e, ())}
