@@ -12,7 +12,8 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 
 from labgrader import (ShortTestErrors, autograde_preprocessors,
                        generate_assignment_preprocessors, sanitize_preprocessors)
-from labgrader.feedback_view import PAGE, TEMPLATE, NameGradedItems, nbgrader_templates
+from labgrader.feedback_view import (PAGE, TEMPLATE, NameGradedItems, VerdictsOnly,
+                                     nbgrader_templates)
 
 c = get_config()  # noqa: F821
 ROOT = Path(__file__).resolve().parents[1]  # the repo root, wherever it is cloned
@@ -28,11 +29,12 @@ c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'autograde' / 'gradebook.db'}"
 # The stub left in each answer cell names its exercise: NotImplementedError("ex02_1: …").
 c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()
 # Feedback shows what a student wrote and which checks failed (the error and its message),
-# never the hidden tests: neither in the test cells nor in a traceback's context lines.
+# never the hidden tests: neither in the test cells nor in a traceback's context lines, and
+# no output of the grading kernel (it ran beside the judge's hidden cases): the verdicts only.
 # The page names each graded item by its exercise id and heading, and wraps every message
 # (the course's template in autograde/templates/, which extends nbgrader's).
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests,
-                                    ShortTestErrors, NameGradedItems]
+                                    ShortTestErrors, NameGradedItems, VerdictsOnly]
 # Scoped to the feedback converter's exporter (its parent): the formgrader's own pages keep
 # nbgrader's templates.
 c.GenerateFeedback.HTMLExporter.template_name = TEMPLATE

@@ -14,8 +14,9 @@ leading argument checks (calls of the module's functions on its parameters,
 operands of ``and``/``or``, ``==``/``!=`` and ``min``/``max`` are in one order by kind. Each
 was narrowed where it made an honest answer the solution (a formula's named steps stay,
 arithmetic operands of one kind keep their order, a closure stays). Last, ``_Normalise``:
-every name, argument and defined name becomes ``_`` (builtins keep theirs, attribute names
-stay), imports, docstrings, annotations, ``print`` calls, decorators and checks (``assert``,
+every name, argument and defined name becomes ``_`` (builtins keep theirs), and so does an
+attribute name the code makes its own (one it assigns, a method it defines; one it only reads
+keeps its name), imports, docstrings, annotations, ``print`` calls, decorators and checks (``assert``,
 ``raise``, an ``if`` that only raises) are dropped — but for a lambda or a walrus inside
 them, which is code that runs, not a check — and constants keep only their type.
 """
@@ -509,7 +510,19 @@ def normalised(source: str) -> ast.Module:
     """``source``'s tree, canonical (``_Canonical``) and normalised (``_Normalise``); raises
     what ``ast.parse`` and a too deep walk raise."""
     tree = _rewritten(_Canonical().visit(ast.parse(source)))
-    return ast.fix_missing_locations(_Order().visit(_Normalise().visit(tree)))
+    return ast.fix_missing_locations(_Order().visit(_Normalise(_own_attributes(tree)).visit(tree)))
+
+
+def _own_attributes(tree: ast.AST) -> frozenset[str]:
+    """The attribute names the code makes its own: those it assigns or deletes
+    (``self.refs = {}``) and its classes' methods. Renamed like locals (a copier renames
+    ``self.refs`` as readily as ``refs``); an attribute it only reads (``.pop``,
+    ``.block_size`` of the lab's config) keeps its name."""
+    own = {n.attr for n in ast.walk(tree)
+           if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    own |= {d.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for d in c.body
+            if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return frozenset(own)
 
 
 def _unchecked(fn) -> list[ast.stmt]:
@@ -538,7 +551,17 @@ def _unchecked(fn) -> list[ast.stmt]:
 
 
 class _Normalise(ast.NodeTransformer):
-    """Names, docstrings, annotations, constants and checks as described above."""
+    """Names, docstrings, annotations, constants and checks as described above; the
+    attribute names in ``own`` (``_own_attributes``) become ``_`` too."""
+
+    def __init__(self, own: frozenset[str] = frozenset()):
+        self.own = own
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr in self.own:
+            node.attr = "_"
+        return node
 
     def _drop_doc(self, node):
         body = getattr(node, "body", None)

@@ -1,6 +1,7 @@
-"""Feedback a student can read (``labsupport grade feedback``, nbgrader's GenerateFeedback):
-each graded item is named by its exercise id and heading in the page's contents, and every
-failed check's message is shown whole, wrapped to the page (the course's template
+"""Feedback a student can read (``labgrader feedback``, nbgrader's GenerateFeedback):
+each graded item is named by its exercise id and heading in the page's contents, every
+failed check's message is shown whole, wrapped to the page, and no cell shows what the
+grading kernel printed, only the lab's verdicts (``VerdictsOnly``; the course's template
 ``autograde/templates/lab_feedback``, wired in ``autograde/nbgrader_config.py``).
 """
 from __future__ import annotations
@@ -53,3 +54,21 @@ class NameGradedItems(NbGraderPreprocessor):
                 own = [h for h in headings if re.search(rf"\b{re.escape(exercise)}\b", h)]
                 cell.metadata[ITEM] = item_name(exercise, own[0] if own else above)
         return nb, resources
+
+
+class VerdictsOnly(NbGraderPreprocessor):
+    """Feedback: no output of the student's grading kernel, only the lab's verdicts (a test
+    cell's one error, written by ``pipeline.TrustedChecks``; nothing on a pass).
+
+    The kernel ran beside the judge, whose child asked the student's code about hidden
+    cases; a kernel that heard of them (over the page cache, tests/grading/hostile/redteam12)
+    could print them into any cell. The student's own notebook has their outputs, and the
+    trainer's autograded notebook (the formgrader) keeps every one."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code":
+            meta = cell.metadata.get("nbgrader", {})
+            test = meta.get("grade") and not meta.get("solution")
+            cell.outputs = [o for o in cell.get("outputs", [])
+                            if test and o.get("output_type") == "error"][:1]
+        return cell, resources

@@ -13,6 +13,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "notebooks" / "05_decode_basics" / "05_decode_basics.ipynb"
 VARIANT = ROOT / "tests" / "variants" / "ex05_4__util_after_weights.py"
+KERNEL_SAID = "[printed by the grading kernel]"  # every code cell's output before the steps
 
 
 def failed_message() -> str:
@@ -31,16 +32,18 @@ def render(dest: Path) -> tuple[Path, str]:
     """Write the feedback page to ``dest``; returns its path and the failed message."""
     import nbgrader
     from nbconvert import HTMLExporter
-    from nbgrader.preprocessors import ClearHiddenTests
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import GetGrades
 
-    from labgrader import ShortTestErrors, course_config
-    from labgrader.feedback_view import NameGradedItems
+    from labgrader import course_config
 
     message = failed_message()
     nb = nbformat.read(RELEASE, as_version=4)
     score = max_score = 0.0
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code":  # what the grading kernel printed: never on the page
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=KERNEL_SAID)]
         if not meta.get("grade"):
             continue
         failed = meta["grade_id"] == "ex05_4_test"
@@ -53,8 +56,9 @@ def render(dest: Path) -> tuple[Path, str]:
     cfg = course_config()
     resources = {"nbgrader": {"notebook": RELEASE.stem, "score": score, "max_score": max_score,
                               "late_penalty": 0}}
-    for step in (ClearHiddenTests, ShortTestErrors, NameGradedItems):
-        nb, resources = step(config=cfg).preprocess(nb, resources)
+    for step in cfg.GenerateFeedback.preprocessors:  # the course's, but the gradebook's and
+        if step not in (GetGrades, CSSHTMLHeaderPreprocessor):  # the converter's own page style
+            nb, resources = step(config=cfg).preprocess(nb, resources)
     css = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader",
                        "static", "node_modules", "bootstrap", "dist", "css")
     from traitlets.config import Config

@@ -1,5 +1,6 @@
-"""The feedback page's contents name every graded item by its exercise id and heading, and
-a failed check's whole message is in the page (the browser test shows it is on screen)."""
+"""The feedback page's contents name every graded item by its exercise id and heading, a
+failed check's whole message is in the page (the browser test shows it is on screen), and
+no cell shows what the grading kernel printed."""
 import html
 import re
 import sys
@@ -27,6 +28,7 @@ def test_contents_name_each_item_by_id_and_heading(tmp_path):
     assert not any(e.startswith("Test cell") for e in entries)
     assert "(test, score 0.0 / " in toc
     assert html.escape(message, quote=False) in text  # the whole message, once wrapped
+    assert html.escape(feedback_pages.KERNEL_SAID, quote=False) not in text  # VerdictsOnly
 
 
 def test_item_names_drop_a_repeated_id():

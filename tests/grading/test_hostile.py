@@ -89,7 +89,13 @@ def graded(tmp_path_factory):
                     if seed in p.read_text())
     heard = {p.relative_to(course._dir("autograded")).parts[0] for p in
              course._dir("autograded").rglob("*.ipynb") if LEAK_MARK in p.read_text()}
-    return {c.name: c for c in cases}, rows, export, sources, leaked, heard
+    print("kernels that heard the judge's calls (the trainer's autograded copy):", sorted(heard))
+    for student, a in course.submissions("autograded"):  # the leaks' pages, and the heard ones'
+        if student in heard or student in LEAKS:
+            assert course._run(f"feedback {a} {student}", course.api.generate_feedback, a, student)
+    told = {p.relative_to(course._dir("feedback")).parts[0] for p in
+            course._dir("feedback").rglob("*.html") if LEAK_MARK in p.read_text()}
+    return {c.name: c for c in cases}, rows, export, sources, leaked, told
 
 
 COPY = ("similar to the instructors' solution", "similar to the lab's", "holds ")
@@ -115,16 +121,12 @@ def test_controls_score_as_before(graded):
 
 
 HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    "pool_inline": "redteam12: the instructors' BlockPool with copier edits the canonical form "
-                   "does not undo (helpers written out by hand, a comprehension as a while loop, "
-                   "a branch as an early return, ceil and updates spelled otherwise): "
-                   "best_match 0.15, full points, no review flag",
-    "honest_md1": "redteam12: an honest M/D/1 formula from the docstring is flagged as similar "
-                  "to the instructors' solution (0.93, in order): the form is forced",
-    "honest_prefix": "redteam12: an honest prefix_hits (the block_hash chain the release hands "
-                     "out) is flagged as similar to the instructors' solution (0.98)",
+    "pool_inline": "redteam12: the instructors' BlockPool paraphrased by hand (helpers written "
+                   "out, the comprehension a while loop, the copy-on-write branch an early return "
+                   "under De Morgan, five idioms re-spelled): best_match 0.59 once its attribute "
+                   "names count as its own (0.15 before), full points, no review flag",
 }
-HONEST = {"honest_grow", "selftest_cell", "honest_md1", "honest_prefix"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
+HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag;
 #                          redteam10: an honest answer cell ending in its own self-test (it ran
 #                          the check in the judge's child, where the check's reference is a
@@ -148,6 +150,12 @@ RACY: set[str] = set()  # holes that win a race (with the judge's first request,
 @pytest.mark.parametrize("name", [
     pytest.param(c.name, marks=pytest.mark.xfail(strict=c.name not in RACY, reason=HOLES[c.name]))
     if c.name in HOLES else c.name for c in hostile_cases.cases()])
+COINCIDE = {"honest_md1", "honest_prefix"}  # redteam12: honest answers that are the instructors'
+#   solution up to names and order (prefix_hits is redteam8's prefix_swap, a copy, token for
+#   token but two: no review of the code can tell them apart): full points, and a note that
+#   says how alike they are, if any, with the score kept for the trainer to look at
+
+
 def test_attack_earns_nothing_or_is_flagged(graded, name):
     cases, rows, export, sources, _, _ = graded
     if name not in cases:
@@ -158,6 +166,11 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
     tests = {g: v for g, v in grades.items() if g.endswith("_test")}
     if name in HONEST:
         assert not flagged and tests[attacked][0] == tests[attacked][1], (name, tests, comments)
+        return
+    if name in COINCIDE:
+        why = comments.get(c.target, "")
+        assert tests[attacked][0] == tests[attacked][1], (name, tests, comments)
+        assert not flagged or ("similar to " in why and "reuse" not in why), (name, why)
         return
     if name in COPIES:  # a copy in the answer cell: a review flag, its checks' score kept
         why = comments.get(c.target, "")
@@ -235,7 +248,7 @@ UNREADABLE = {"garbage_frames", "malformed_content", "error_reply", "forged_repl
 
 def test_which_attacks_are_flagged(graded):
     cases, rows, _, _, _, _ = graded
-    unflagged = {name for name in cases if not rows[name][0]} - set(HOLES) - HONEST  # HOLES: xfail above
+    unflagged = {name for name in cases if not rows[name][0]} - set(HOLES) - HONEST - COINCIDE  # HOLES: xfail above
     print("scored 0 without a flag:", sorted(unflagged))
     assert unflagged <= EXPECT_UNFLAGGED, sorted(unflagged - EXPECT_UNFLAGGED)
     for name in {"meta_dropped", "meta_duplicate"} & set(cases):
@@ -256,19 +269,15 @@ def test_no_autograded_notebook_holds_the_seed(graded):
 LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
 LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle")  # redteam9: kernels that print the hidden
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
-LEAK_HOLES: dict[str, str] = {  # open leaks (an xfail each)
-    "pm_oracle": "redteam12: the judge's child loads pages with a plain fault, its kernel sees "
-                 "them through fault-around + /proc/self/smaps: the hidden cases printed",
-}
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=False, reason=LEAK_HOLES[n]))
-    if n in LEAK_HOLES else n for n in LEAKS])  # not strict: a leak that times its reads may lose
+@pytest.mark.parametrize("name", LEAKS)
 def test_no_judged_call_reaches_the_feedback(graded, name):
-    """The judge's child gets the hidden inputs; the grading kernel, beside it, writes what the
-    student reads: nothing may pass from one to the other (issue 30, 6)."""
+    """The judge's child gets the hidden inputs; the grading kernel runs beside it, and a kernel
+    may hear them (redteam12's ``pm_oracle`` does, over the page cache: the trainer's autograded
+    copy shows them). The student's feedback shows none of the kernel's outputs, only the
+    lab's verdicts (``feedback_view.VerdictsOnly``), so no hidden case reaches it (issue 30, 6)."""
     cases, _, _, _, _, heard = graded
     if name not in cases:
         pytest.skip(f"not graded in this run ({ONLY})")
-    assert name not in heard, f"{name}: the kernel printed arguments of the judge's calls"
+    assert name not in heard, f"{name}: the feedback shows arguments of the judge's calls"

@@ -135,6 +135,22 @@ def test_renaming_reordering_and_dropping_checks_change_nothing():
     assert similarity.score(similarity.fingerprint(a), similarity.fingerprint(c)) < 0.5
 
 
+def test_renamed_attributes_of_its_own_change_nothing():
+    """An attribute the code assigns (``self.refs``) or a method it defines is its own name,
+    renamed like a local (redteam12 ``pool_inline`` renamed every one); an attribute it only
+    reads (``.pop``, ``.shape``) is the library's and keeps its name."""
+    a = ("class Pool:\n    def __init__(self, n):\n        self.free = list(range(n))\n"
+         "        self.refs = {}\n    def _take(self):\n        b = self.free.pop()\n"
+         "        self.refs[b] = 1\n        return b\n    def grab(self, k):\n"
+         "        return [self._take() for _ in range(k)]\n")
+    b = a.replace("self.free", "self.pool").replace("self.refs", "self.count") \
+        .replace("_take", "_one")
+    fa, fb = similarity.fingerprint(a), similarity.fingerprint(b)
+    assert similarity.score(fa, fb) == 1.0
+    c = a.replace(".pop()", ".popleft()")  # another library call: another piece of code
+    assert similarity.score(fa, similarity.fingerprint(c)) < 1.0
+
+
 @pytest.mark.parametrize("bad", ["def (:", "x = (" * 200 + ")" * 200, "\x00", "1" * 5000])
 def test_bad_sources_are_harmless(bad):
     fp = similarity.fingerprint(bad)
