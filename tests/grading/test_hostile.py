@@ -170,7 +170,9 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
     if name in COINCIDE:
         why = comments.get(c.target, "")
         assert tests[attacked][0] == tests[attacked][1], (name, tests, comments)
-        assert not flagged or ("similar to " in why and "reuse" not in why), (name, why)
+        assert not flagged or (any(w in why for w in ("similar to ", "holds ", "either may be "
+                                                        "the copy")) and "reuse" not in why), \
+            (name, why)
         return
     if name in COPIES:  # a copy in the answer cell: a review flag, its checks' score kept
         why = comments.get(c.target, "")
