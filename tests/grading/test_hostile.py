@@ -146,16 +146,16 @@ RACY: set[str] = set()  # holes that win a race (with the judge's first request,
 #                         classmate's kernel on the other slot): not strict
 
 
-# every case of tests/grading/hostile, graded through the real pipeline
-@pytest.mark.parametrize("name", [
-    pytest.param(c.name, marks=pytest.mark.xfail(strict=c.name not in RACY, reason=HOLES[c.name]))
-    if c.name in HOLES else c.name for c in hostile_cases.cases()])
 COINCIDE = {"honest_md1", "honest_prefix"}  # redteam12: honest answers that are the instructors'
 #   solution up to names and order (prefix_hits is redteam8's prefix_swap, a copy, token for
 #   token but two: no review of the code can tell them apart): full points, and a note that
 #   says how alike they are, if any, with the score kept for the trainer to look at
 
 
+# every case of tests/grading/hostile, graded through the real pipeline
+@pytest.mark.parametrize("name", [
+    pytest.param(c.name, marks=pytest.mark.xfail(strict=c.name not in RACY, reason=HOLES[c.name]))
+    if c.name in HOLES else c.name for c in hostile_cases.cases()])
 def test_attack_earns_nothing_or_is_flagged(graded, name):
     cases, rows, export, sources, _, _ = graded
     if name not in cases:
