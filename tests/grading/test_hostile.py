@@ -147,7 +147,8 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
                       "before 1340c8e)",
 }
 HONEST = {"honest_grow", "selftest_cell",
-          "honest_pool13", "honest_batcher13", "honest_eager13"}  # redteam13: HOLES (falsely flagged)  # redteam8: an honest answer the review once accused (Dice 0.80 with the
+          "honest_pool13", "honest_batcher13", "honest_eager13",  # redteam13: HOLES (falsely flagged)
+          "pm_counts"}  # redteam13: an honest answer (its leak: LEAK_HOLES)  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag;
 #                          redteam10: an honest answer cell ending in its own self-test (it ran
 #                          the check in the judge's child, where the check's reference is a
@@ -291,7 +292,7 @@ def test_no_autograded_notebook_holds_the_seed(graded):
 
 LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
 LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle",
-         "verdict_md1", "verdict_challenge", "count_leak")  # redteam9: kernels that print the hidden
+         "verdict_md1", "verdict_challenge", "count_leak", "pm_counts")  # redteam9: kernels that print the hidden
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
 
 
@@ -305,11 +306,15 @@ LEAK_HOLES: dict[str, str] = {  # open leaks (hostile/*/README.md): a strict xfa
     "count_leak": "redteam13: plain cells set the kernel's execution count (exit._ip, not "
                   "flagged by the audit); the page prints each cell's prompt In [N]: text the "
                   "kernel chose, 7 bytes a cell, VerdictsOnly keeps execution counts",
+    "pm_counts": "redteam13: an honest kv_admission (full points) sends each judged call to its "
+                 "kernel over redteam12's page-cache line; the kernel writes the hidden cases "
+                 "into its cells' execution counts (In [N]: on the page)",
 }
+LEAK_RACY = {"pm_counts"}  # a leak that races the judge's per-call budget on a loaded machine: not strict
 
 
 @pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=LEAK_HOLES[n]))
+    pytest.param(n, marks=pytest.mark.xfail(strict=n not in LEAK_RACY, reason=LEAK_HOLES[n]))
     if n in LEAK_HOLES else n for n in LEAKS])
 def test_no_judged_call_reaches_the_feedback(graded, name):
     """The judge's child gets the hidden inputs; the grading kernel runs beside it, and a kernel
