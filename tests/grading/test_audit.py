@@ -66,7 +66,11 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/redteam12: plain code (os, mmap, threading, time): which pages are
                # cached, read from /proc/self/smaps, the lab's formula in a cell of its own
                "pm_oracle",
-               "pool_inline", "honest_md1", "honest_prefix"}  # redteam12: a copy, honest answers
+               "pool_inline", "honest_md1", "honest_prefix",  # redteam12: a copy, honest answers
+               # hostile/redteam13: plain code: a returned string the check quotes in its verdict
+               "verdict_md1", "verdict_challenge",
+               "count_leak", "pm_counts",  # redteam13: the shell reached as exit._ip (not get_ipython)
+               "pool_dict", "honest_pool13", "honest_batcher13", "honest_eager13"}  # redteam13: a copy, honest answers
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own

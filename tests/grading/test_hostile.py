@@ -94,8 +94,17 @@ def graded(tmp_path_factory):
         if student in heard or student in LEAKS:
             assert course._run(f"feedback {a} {student}", course.api.generate_feedback, a, student)
     told = {p.relative_to(course._dir("feedback")).parts[0] for p in
-            course._dir("feedback").rglob("*.html") if LEAK_MARK in p.read_text()}
+            course._dir("feedback").rglob("*.html")
+            if LEAK_MARK in p.read_text() or LEAK_MARK in _prompt_text(p.read_text())}
     return {c.name: c for c in cases}, rows, export, sources, leaked, told
+
+
+def _prompt_text(html: str) -> str:
+    """redteam13 ``count_leak``: the text a kernel wrote as its cells' execution counts (the
+    page's ``In [N]:`` prompts, 7 bytes a prompt)."""
+    counts = [int(n) for n in re.findall(r"In(?:&nbsp;|\s)\[(\d+)\]", html)]
+    return b"".join(n.to_bytes(7, "big").lstrip(b"\0") for n in counts
+                    if 1 << 24 <= n < 1 << 56).decode("utf-8", "replace")
 
 
 COPY = ("similar to the instructors' solution", "similar to the lab's", "holds ")
@@ -125,8 +134,21 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
                    "out, the comprehension a while loop, the copy-on-write branch an early return "
                    "under De Morgan, five idioms re-spelled): best_match 0.59 once its attribute "
                    "names count as its own (0.15 before), full points, no review flag",
+    "pool_dict": "redteam13: the instructors' BlockPool with one search-and-replace, "
+                 "self.<attr> -> self.s['<attr>'] (one dict of state): best_match 0.26, "
+                 "full points, no review flag",
+    "honest_pool13": "redteam13: an honest BlockPool (FIFO free list, a list of counts, its own "
+                     "branches) is flagged 'order' 0.91 once attribute names count as its own "
+                     "(0.23 before 1340c8e)",
+    "honest_batcher13": "redteam13: an honest Batcher in the lesson's design is flagged 'order' "
+                        "0.91 once attribute names count as its own (0.22 before 1340c8e)",
+    "honest_eager13": "redteam13: an honest EagerBatcher (a busy flag, a drain loop) is flagged "
+                      "'order' 0.93 once attribute and method names count as its own (0.34 "
+                      "before 1340c8e)",
 }
-HONEST = {"honest_grow", "selftest_cell"}  # redteam8: an honest answer the review once accused (Dice 0.80 with the
+HONEST = {"honest_grow", "selftest_cell",
+          "honest_pool13", "honest_batcher13", "honest_eager13",  # redteam13: HOLES (falsely flagged)
+          "pm_counts"}  # redteam13: an honest answer (its leak: LEAK_HOLES)  # redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag;
 #                          redteam10: an honest answer cell ending in its own self-test (it ran
 #                          the check in the judge's child, where the check's reference is a
@@ -135,7 +157,7 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
           "assert_copy", "prefix_swap", "mask_temps", "kv_commute", "admit_reorder", "roof_core",
           "kv_helper", "speed_inline", "mate_step",
-          "pool_inline", "pm_oracle"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
+          "pool_inline", "pm_oracle", "pool_dict"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, with
 #  copier edits (operands commuted, comparisons turned, updates split, a helper pulled out or
 #  written out, a value named), or a
@@ -199,6 +221,8 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
 
 
 EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb",  # they earn nothing
+                    "verdict_md1", "verdict_challenge", "count_leak",  # redteam13: wrong answers (their leak:
+                    #  test_no_judged_call_reaches_the_feedback, LEAK_HOLES)
                     # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
                     "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
                     "custom_exc_result", "meta_eq", "hidden_exc", "seed_print",
@@ -269,11 +293,31 @@ def test_no_autograded_notebook_holds_the_seed(graded):
 
 
 LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
-LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle")  # redteam9: kernels that print the hidden
+LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle",
+         "verdict_md1", "verdict_challenge", "count_leak", "pm_counts")  # redteam9: kernels that print the hidden
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
 
 
-@pytest.mark.parametrize("name", LEAKS)
+LEAK_HOLES: dict[str, str] = {  # open leaks (hostile/*/README.md): a strict xfail each
+    "verdict_md1": "redteam13: on a hidden case the answer returns a string packing the hidden "
+                   "cases it was asked; check_ex01_3 quotes it (plain.describe, 80 characters) in "
+                   "its verdict, which VerdictsOnly keeps: 3 hidden cases in the feedback",
+    "verdict_challenge": "redteam13: on a hidden trace the policy answers Wait(<a string>) packing "
+                         "the trace's rate and first requests; ex09's rule message quotes it "
+                         "(Wait(describe(until))) in the verdict the feedback shows",
+    "count_leak": "redteam13: plain cells set the kernel's execution count (exit._ip, not "
+                  "flagged by the audit); the page prints each cell's prompt In [N]: text the "
+                  "kernel chose, 7 bytes a cell, VerdictsOnly keeps execution counts",
+    "pm_counts": "redteam13: an honest kv_admission (full points) sends each judged call to its "
+                 "kernel over redteam12's page-cache line; the kernel writes the hidden cases "
+                 "into its cells' execution counts (In [N]: on the page)",
+}
+LEAK_RACY = {"pm_counts"}  # a leak that races the judge's per-call budget on a loaded machine: not strict
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=n not in LEAK_RACY, reason=LEAK_HOLES[n]))
+    if n in LEAK_HOLES else n for n in LEAKS])
 def test_no_judged_call_reaches_the_feedback(graded, name):
     """The judge's child gets the hidden inputs; the grading kernel runs beside it, and a kernel
     may hear them (redteam12's ``pm_oracle`` does, over the page cache: the trainer's autograded
