@@ -7,13 +7,13 @@ ignored by git.
 """
 from pathlib import Path
 
-from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+from nbgrader.preprocessors import ClearHiddenTests
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 
 from labgrader import (ShortTestErrors, autograde_preprocessors,
                        generate_assignment_preprocessors, sanitize_preprocessors)
-from labgrader.feedback_view import (PAGE, TEMPLATE, NameGradedItems, VerdictsOnly,
-                                     nbgrader_templates)
+from labgrader.feedback_view import (PAGE, TEMPLATE, GradesForStudents, NameGradedItems,
+                                     VerdictsOnly, nbgrader_templates)
 
 c = get_config()  # noqa: F821
 ROOT = Path(__file__).resolve().parents[1]  # the repo root, wherever it is cloned
@@ -30,10 +30,11 @@ c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'autograde' / 'gradebook.db'}"
 c.GenerateAssignment.preprocessors = generate_assignment_preprocessors()
 # Feedback shows what a student wrote and which checks failed (the error and its message),
 # never the hidden tests: neither in the test cells nor in a traceback's context lines, and
-# no output of the grading kernel (it ran beside the judge's hidden cases): the verdicts only.
+# no output of the grading kernel (it ran beside the judge's hidden cases): the verdicts only;
+# a comment is a trainer's (the review's reasons stay in the gradebook: they may name a classmate).
 # The page names each graded item by its exercise id and heading, and wraps every message
 # (the course's template in autograde/templates/, which extends nbgrader's).
-c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests,
+c.GenerateFeedback.preprocessors = [GradesForStudents, CSSHTMLHeaderPreprocessor, ClearHiddenTests,
                                     ShortTestErrors, NameGradedItems, VerdictsOnly]
 # Scoped to the feedback converter's exporter (its parent): the formgrader's own pages keep
 # nbgrader's templates.

@@ -1,7 +1,9 @@
 """One way to write the same code, for the copy review (``labgrader.similarity``): a
 piece of code's syntax tree with what a copier changes without changing the code undone.
 
-``normalised(source)`` first puts the code in one canonical form (``_Canonical``): a lambda
+``normalised(source)`` first spells every attribute one way (``_Namespaces``: ``vars(x)['k']``,
+``getattr(x, 'k')``, a dict kept as a namespace, ``self.s['k']``, are ``x.k``; redteam13),
+then puts the code in one canonical form (``_Canonical``): a lambda
 is a function of its own, a walrus an assignment before its statement, ``return a if c else
 b`` an ``if`` and two returns. Then a copier's edits are undone (``_rewritten``, ``_Order``;
 redteam8): a helper of the answer that computes from its arguments alone is written out where
@@ -14,9 +16,8 @@ leading argument checks (calls of the module's functions on its parameters,
 operands of ``and``/``or``, ``==``/``!=`` and ``min``/``max`` are in one order by kind. Each
 was narrowed where it made an honest answer the solution (a formula's named steps stay,
 arithmetic operands of one kind keep their order, a closure stays). Last, ``_Normalise``:
-every name, argument and defined name becomes ``_`` (builtins keep theirs), and so does an
-attribute name the code makes its own (one it assigns, a method it defines; one it only reads
-keeps its name), imports, docstrings, annotations, ``print`` calls, decorators and checks (``assert``,
+every name, argument and defined name becomes ``_`` (builtins keep theirs, attribute names
+stay), imports, docstrings, annotations, ``print`` calls, decorators and checks (``assert``,
 ``raise``, an ``if`` that only raises) are dropped — but for a lambda or a walrus inside
 them, which is code that runs, not a check — and constants keep only their type.
 """
@@ -506,23 +507,93 @@ class _Order(ast.NodeTransformer):
         return node
 
 
+def _key(node) -> str | None:
+    """The attribute name a constant subscript or argument spells (``'refs'``), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+            node.value.isidentifier():
+        return node.value
+    return None
+
+
+def _attribute(obj: ast.expr, name: str, ctx, like: ast.AST) -> ast.Attribute:
+    return ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ctx), like)
+
+
+class _Namespaces(ast.NodeTransformer):
+    """An attribute spelled another way, as the attribute: ``x.__dict__['k']``,
+    ``vars(x)['k']``, ``getattr(x, 'k')``, ``setattr(x, 'k', v)``; and a dict an object keeps
+    as a namespace (``self.s``: every use of it a subscript by a constant name, or an
+    assignment of a dict display with such keys) as the object's own attributes:
+    ``self.s['refs']`` is ``self.refs`` (redteam13 ``pool_dict``: the instructors' class with
+    every attribute moved into one dict)."""
+
+    def __init__(self, tree: ast.Module):
+        uses: dict[tuple, list] = {}
+        for n in ast.walk(tree):
+            for child in ast.iter_child_nodes(n):
+                if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
+                    uses.setdefault((child.value.id, child.attr), []).append(n)
+        self.spaces = {k for k, parents in uses.items() if all(
+            (isinstance(p, ast.Subscript) and _key(p.slice)) or self._filled(p, k)
+            for p in parents) and any(isinstance(p, ast.Subscript) for p in parents)}
+
+    @staticmethod
+    def _filled(p, k) -> bool:
+        """``x.s = {}`` or ``x.s = {'a': …}``: the namespace made."""
+        return isinstance(p, ast.Assign) and len(p.targets) == 1 and \
+            isinstance(p.targets[0], ast.Attribute) and \
+            (getattr(p.targets[0].value, "id", None), p.targets[0].attr) == k and \
+            isinstance(p.value, ast.Dict) and all(_key(x) for x in p.value.keys)
+
+    def _space(self, node) -> bool:
+        return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+            (node.value.id, node.attr) in self.spaces
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        key, v = _key(node.slice), node.value
+        if key is None:
+            return node
+        if self._space(v) or (isinstance(v, ast.Attribute) and v.attr == "__dict__"):
+            return _attribute(v.value, key, node.ctx, node)
+        if isinstance(v, ast.Call) and getattr(v.func, "id", None) == "vars" and \
+                len(v.args) == 1 and not v.keywords:
+            return _attribute(v.args[0], key, node.ctx, node)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if getattr(node.func, "id", None) == "getattr" and len(node.args) == 2 and \
+                not node.keywords and _key(node.args[1]):
+            return _attribute(node.args[0], _key(node.args[1]), ast.Load(), node)
+        return node
+
+    def visit_Expr(self, node):
+        self.generic_visit(node)
+        v = node.value
+        if isinstance(v, ast.Call) and getattr(v.func, "id", None) == "setattr" and \
+                len(v.args) == 3 and not v.keywords and _key(v.args[1]):
+            return ast.copy_location(ast.Assign(
+                targets=[_attribute(v.args[0], _key(v.args[1]), ast.Store(), node)],
+                value=v.args[2]), node)
+        return node
+
+    def visit_Assign(self, node):
+        if len(node.targets) == 1 and self._space(node.targets[0]):
+            obj = node.targets[0].value
+            return [ast.copy_location(ast.Assign(
+                targets=[_attribute(obj, _key(k), ast.Store(), node)],
+                value=self.visit(v)), node) for k, v in zip(node.value.keys, node.value.values)]
+        return self.generic_visit(node)
+
+
 def normalised(source: str) -> ast.Module:
-    """``source``'s tree, canonical (``_Canonical``) and normalised (``_Normalise``); raises
-    what ``ast.parse`` and a too deep walk raise."""
-    tree = _rewritten(_Canonical().visit(ast.parse(source)))
-    return ast.fix_missing_locations(_Order().visit(_Normalise(_own_attributes(tree)).visit(tree)))
-
-
-def _own_attributes(tree: ast.AST) -> frozenset[str]:
-    """The attribute names the code makes its own: those it assigns or deletes
-    (``self.refs = {}``) and its classes' methods. Renamed like locals (a copier renames
-    ``self.refs`` as readily as ``refs``); an attribute it only reads (``.pop``,
-    ``.block_size`` of the lab's config) keeps its name."""
-    own = {n.attr for n in ast.walk(tree)
-           if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del))}
-    own |= {d.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for d in c.body
-            if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    return frozenset(own)
+    """``source``'s tree, canonical (``_Canonical``), its attributes spelled one way
+    (``_Namespaces``) and normalised (``_Normalise``); raises what ``ast.parse`` and a too
+    deep walk raise."""
+    tree = ast.parse(source)
+    tree = _rewritten(_Canonical().visit(_Namespaces(tree).visit(tree)))
+    return ast.fix_missing_locations(_Order().visit(_Normalise().visit(tree)))
 
 
 def _unchecked(fn) -> list[ast.stmt]:
@@ -551,17 +622,7 @@ def _unchecked(fn) -> list[ast.stmt]:
 
 
 class _Normalise(ast.NodeTransformer):
-    """Names, docstrings, annotations, constants and checks as described above; the
-    attribute names in ``own`` (``_own_attributes``) become ``_`` too."""
-
-    def __init__(self, own: frozenset[str] = frozenset()):
-        self.own = own
-
-    def visit_Attribute(self, node):
-        self.generic_visit(node)
-        if node.attr in self.own:
-            node.attr = "_"
-        return node
+    """Names, docstrings, annotations, constants and checks as described above."""
 
     def _drop_doc(self, node):
         body = getattr(node, "body", None)

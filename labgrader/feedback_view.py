@@ -1,7 +1,8 @@
 """Feedback a student can read (``labgrader feedback``, nbgrader's GenerateFeedback):
 each graded item is named by its exercise id and heading in the page's contents, every
 failed check's message is shown whole, wrapped to the page, and no cell shows what the
-grading kernel printed, only the lab's verdicts (``VerdictsOnly``; the course's template
+grading kernel printed, only the lab's verdicts (``VerdictsOnly``), and no comment but a
+trainer's (``GradesForStudents``; the course's template
 ``autograde/templates/lab_feedback``, wired in ``autograde/nbgrader_config.py``).
 """
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 
 TEMPLATE = "lab_feedback"  # autograde/templates/lab_feedback/: conf.json, the page's file
 PAGE = "lab_feedback.html.j2"  # extends nbgrader's feedback template (its index.html.j2)
@@ -71,4 +72,18 @@ class VerdictsOnly(NbGraderPreprocessor):
             test = meta.get("grade") and not meta.get("solution")
             cell.outputs = [o for o in cell.get("outputs", [])
                             if test and o.get("output_type") == "error"][:1]
+            cell.execution_count = None  # the kernel's number, which a kernel can set
         return cell, resources
+
+
+class GradesForStudents(GetGrades):
+    """nbgrader's ``GetGrades`` for the feedback, where an answer's comment is a trainer's own
+    words only (``manual_comment``). The lab's automatic comment stays for the trainer: a
+    review's reasons (which may name a classmate whose answer is alike) and a partial
+    verdict's numbers (the test cell's verdict shows them already)."""
+
+    def _get_comment(self, cell, resources) -> None:
+        comment = self.gradebook.find_comment(cell.metadata["nbgrader"]["grade_id"],
+                                              self.notebook_id, self.assignment_id,
+                                              self.student_id)
+        cell.metadata.nbgrader["comment"] = comment.manual_comment

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "notebooks" / "05_decode_basics" / "05_decode_basics.ipynb"
 VARIANT = ROOT / "tests" / "variants" / "ex05_4__util_after_weights.py"
 KERNEL_SAID = "[printed by the grading kernel]"  # every code cell's output before the steps
+KERNEL_COUNT = 4242424242  # and its execution count (a kernel can set its own: redteam13)
 
 
 def failed_message() -> str:
@@ -33,9 +34,8 @@ def render(dest: Path) -> tuple[Path, str]:
     import nbgrader
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-    from nbgrader.preprocessors import GetGrades
-
     from labgrader import course_config
+    from labgrader.feedback_view import GradesForStudents
 
     message = failed_message()
     nb = nbformat.read(RELEASE, as_version=4)
@@ -44,6 +44,7 @@ def render(dest: Path) -> tuple[Path, str]:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code":  # what the grading kernel printed: never on the page
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=KERNEL_SAID)]
+            cell.execution_count = KERNEL_COUNT
         if not meta.get("grade"):
             continue
         failed = meta["grade_id"] == "ex05_4_test"
@@ -57,7 +58,7 @@ def render(dest: Path) -> tuple[Path, str]:
     resources = {"nbgrader": {"notebook": RELEASE.stem, "score": score, "max_score": max_score,
                               "late_penalty": 0}}
     for step in cfg.GenerateFeedback.preprocessors:  # the course's, but the gradebook's and
-        if step not in (GetGrades, CSSHTMLHeaderPreprocessor):  # the converter's own page style
+        if step not in (GradesForStudents, CSSHTMLHeaderPreprocessor):  # the converter's own page style
             nb, resources = step(config=cfg).preprocess(nb, resources)
     css = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader",
                        "static", "node_modules", "bootstrap", "dist", "css")

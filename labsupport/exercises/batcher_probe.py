@@ -67,10 +67,10 @@ def _right_results(res: ProbeResult, ex: str, model=_shout, allow_errors: bool =
                 continue
             others = {model([p.item])[0] for p in res.outcomes}
             if o.value in others:
-                raise AssertionError(f"{ex}: submit({o.item!r}) returned {o.value!r}, which is "
+                raise AssertionError(f"{ex}: submit({o.item!r}) returned {describe(o.value)}, which is "
                                      f"another request's output; each caller must get the "
                                      f"output at its own position in the batch")
-            raise AssertionError(f"{ex}: submit({o.item!r}) returned {o.value!r} instead of "
+            raise AssertionError(f"{ex}: submit({o.item!r}) returned {describe(o.value)} instead of "
                                  f"its model output; when the model fails, raise its "
                                  f"exception to the caller (future.set_exception), never a "
                                  f"placeholder result")

@@ -89,7 +89,7 @@ def check_ex03_2(obj, hidden: bool = False) -> None:
             at = "exactly on an edge" if n in edges else "just above an edge" \
                 if n - 1 in edges else "inside a bucket"
             raise AssertionError(
-                f"{ex}: bucket_index({n}, {edges}) returned {got!r}, which is wrong for a "
+                f"{ex}: bucket_index({n}, {edges}) returned {describe(got)}, which is wrong for a "
                 f"length {at}. A bucket holds lengths up to and including its edge")
     over = edges[-1] + (1 if not hidden else int(case_rng(ex, True).integers(1, 100)))
     try:
@@ -101,7 +101,7 @@ def check_ex03_2(obj, hidden: bool = False) -> None:
     except Exception as e:
         raise AssertionError(f"{ex}: a length above the last edge should raise ValueError, "
                              f"got {type(e).__name__}") from None
-    raise AssertionError(f"{ex}: bucket_index({over}, {edges}) returned {got!r}; a length "
+    raise AssertionError(f"{ex}: bucket_index({over}, {edges}) returned {describe(got)}; a length "
                          "above the last edge fits no bucket: raise ValueError (silently "
                          "using the last bucket would truncate the input)")
 

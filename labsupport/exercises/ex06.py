@@ -91,7 +91,7 @@ def _judge_steps(ex: str, lengths: list[int], max_seqs: int, trace: dict) -> Non
         got = rec["finished"]
         if type(got) is not list:
             raise AssertionError(f"{ex}: return the list of sequences that finished in this "
-                                 f"step, got {got}")
+                                 f"step, got {describe(got)}")
         if None in got:  # identity: no student object
             raise AssertionError(f"{ex}: return the finished sequences themselves (the objects "
                                  "from running), not copies or other objects")
@@ -197,7 +197,7 @@ def check_ex06_2(obj, hidden: bool = False, ex: str = "ex06_2") -> None:
         else:
             hint = ("it fits the free blocks now (reserve: prompt + max_new_tokens; "
                     "on_demand: only the prompt, rounded up to whole blocks): admit it")
-        raise AssertionError(f"{ex}: {call} returned {got!r}: {hint}")
+        raise AssertionError(f"{ex}: {call} returned {describe(got)}: {hint}")
 
 
 # ---- ex06_4, ex06_5: scheduler parts, run inside the real scheduler --------------------
@@ -221,7 +221,7 @@ def _grow_rule(ex: str, obj, seq, n_tokens, running, kv, preempt) -> bool:
     out = bounded(ex, obj, seq, n_tokens, running, kv, victim)
     if type(out) is not bool:
         raise AssertionError(f"{ex}: return True (seq holds its blocks) or False (seq "
-                             f"itself was preempted), got {out!r}")
+                             f"itself was preempted), got {describe(out)}")
     return out
 
 

@@ -60,7 +60,24 @@ class Waiting:
 
 
 class _Stop(Exception):
-    """The student's policy broke a rule: the run ends with this message."""
+    """The student's policy broke a rule (``rule``, a key of ``RULES``): the run ends with
+    this message."""
+
+    def __init__(self, message: str, rule: str):
+        super().__init__(message)
+        self.rule = rule
+
+
+RULES = {  # what a verdict on a hidden trace says of a broken rule: the lab's words only (the
+    #        driver's message, made where the student's code runs, may quote what it returned)
+    "steps": "your decide did not finish (a loop that never advances?)",
+    "clock": "your policy read the wall clock: decide from queue, now and busy only",
+    "crash": "your class or its decide raised an exception",
+    "wait": "your policy answered Wait with an until that is not a time (ms) ahead, or None",
+    "answer": "decide returned something other than Dispatch or Wait",
+    "dispatch": "your policy dispatched positions not in the queue, one twice, or more than "
+                "max_batch",
+}
 
 
 class ClockRead(AssertionError):
@@ -99,17 +116,18 @@ def _call(ex: str, fn, *args, what: str):
             return bounded(ex, fn, *args)
     except guard.TooManySteps as err:
         raise _Stop(f"{what} did not finish ({guard.STEP_LIMIT:,} steps: a loop that never "
-                    "advances?)") from None
+                    "advances?)", "steps") from None
     except ClockRead as err:
-        raise _Stop(f"{what} {err.args[0]}: decide from queue, now and busy only") from None
+        raise _Stop(f"{what} {err.args[0]}: decide from queue, now and busy only",
+                    "clock") from None
     except NotImplementedError as err:
         if guard.is_stub(ex, err):
             raise  # the release stub: "not attempted"
-        raise _Stop(f"{what} raised NotImplementedError") from None
+        raise _Stop(f"{what} raised NotImplementedError", "crash") from None
     except Exception as err:  # noqa: BLE001 - any crash of the student's code is a rule broken
         kind = type(err)
         name = class_name(kind) if kind.__module__ == "builtins" else "an exception of its own"
-        raise _Stop(f"{what} raised {name}") from None
+        raise _Stop(f"{what} raised {name}", "crash") from None
 
 
 class _Seat(Policy):
@@ -137,28 +155,30 @@ class _Seat(Policy):
                 until = plain_number(self.ex, until, "Wait(until)")
             except AssertionError:
                 raise _Stop(f"at {now:.1f} ms your policy answered Wait({describe(until)}): until must "
-                            "be a number of ms, or None") from None
+                            "be a number of ms, or None", "wait") from None
             if not until > now:
                 raise _Stop(f"at {now:.1f} ms your policy asked to wait until {until:.1f} ms, which is "
-                            "not ahead (answer Dispatch, or a time to come)")
+                            "not ahead (answer Dispatch, or a time to come)", "wait")
             return Wait(until)
         if type(d) is not Dispatch:
-            raise _Stop(f"at {now:.1f} ms decide returned {describe(d)}: answer Dispatch or Wait")
+            raise _Stop(f"at {now:.1f} ms decide returned {describe(d)}: answer Dispatch or Wait",
+                        "answer")
         try:
             idx = plain(self.ex, d.indices, "Dispatch.indices")
         except AssertionError:
             idx = None
         if type(idx) not in (tuple, list) or not all(type(k) is int for k in idx):
-            raise _Stop(f"at {now:.1f} ms Dispatch.indices was not a tuple of queue positions")
+            raise _Stop(f"at {now:.1f} ms Dispatch.indices was not a tuple of queue positions",
+                        "dispatch")
         if not idx or min(idx) < 0 or max(idx) >= len(queue):
             raise _Stop(f"at {now:.1f} ms your policy dispatched positions {list(idx)[:8]} from a queue "
-                        f"of {len(queue)}")
+                        f"of {len(queue)}", "dispatch")
         if len(set(idx)) != len(idx):
             raise _Stop(f"at {now:.1f} ms your policy dispatched one queue position twice "
-                        "(a duplicated request)")
+                        "(a duplicated request)", "dispatch")
         if len(idx) > self.cfg.max_batch:
             raise _Stop(f"at {now:.1f} ms your policy dispatched {len(idx)} requests (max_batch is "
-                        f"{self.cfg.max_batch})")
+                        f"{self.cfg.max_batch})", "dispatch")
         self.log.append([float(now), [int(queue[k].id) for k in idx]])
         return Dispatch(tuple(idx))
 
@@ -170,28 +190,32 @@ class _Seat(Policy):
 
 def play(ex: str, cls, trace: ChallengeTrace) -> dict:
     """The driver: ``cls(config())`` (a ``BatchConfig``: max_batch 32, the SLO) on ``trace``
-    in the simulator; ``{"schedule": [[start_ms, [ids]], …], "error": None | why}``."""
+    in the simulator; ``{"schedule": [[start_ms, [ids]], …], "error": None | why, "rule": None |
+    a key of RULES}``."""
     seat = None
     try:
         inner = _call(ex, cls, config(), what="your class, built with a BatchConfig,")
         seat = _Seat(ex, inner, config())  # its own knobs: the policy's copy may change
         simulate(trace.requests(), seat, SERVICE)
     except _Stop as err:
-        return {"schedule": seat.log if seat else [], "error": err.args[0]}
+        return {"schedule": seat.log if seat else [], "error": err.args[0], "rule": err.rule}
     except NotImplementedError as err:  # the release stub: "not attempted", not a crash
         if guard.is_stub(ex, err):
             raise
-        return {"schedule": [], "error": "your class raised NotImplementedError"}
-    return {"schedule": seat.log, "error": None}
+        return {"schedule": [], "error": "your class raised NotImplementedError", "rule": "crash"}
+    return {"schedule": seat.log, "error": None, "rule": None}
 
 
 # ---- the judge: the record → goodput, points and where goodput was lost ----------------
 
 def _run_of(ex: str, cls, trace: ChallengeTrace) -> list:
     rec = plain(ex, driver(ex, play, ex, cls, trace), "the record of your policy's run")
-    if type(rec) is not dict or set(rec) != {"schedule", "error"}:
+    if type(rec) is not dict or set(rec) != {"schedule", "error", "rule"}:
         raise AssertionError(f"{ex}: the record of your policy's run cannot be read")
     if rec["error"] is not None:
+        if guard.CONTEXT.hidden:  # the lab's words: the driver's may quote the student's values
+            raise AssertionError(f"{ex}: scores 0: on a hidden trace "
+                                 f"{RULES.get(rec['rule'], 'your policy broke a rule')}")
         raise AssertionError(f"{ex}: scores 0: {rec['error']}")
     return rec["schedule"]
 

@@ -45,6 +45,8 @@ class GradingContext:
     #                            code called a stub of the lab's implementation (``unavailable``)
     checks_off: bool = False   # the trusted pass's student process: a check called there (an
     #                            answer cell's own self-test) does nothing; the judge runs them
+    hidden: bool = False       # a check on its hidden cases (``exercise_check``): a message
+    #                            quotes no text the student's code made (``plain.describe``)
 
 
 CONTEXT = GradingContext()
@@ -230,7 +232,8 @@ def exercise_check(ex: str):
             if is_stub(ex, obj):
                 return not_attempted(ex)
             try:
-                return check(obj, hidden, **kw)
+                with grading(hidden=True) if hidden else contextlib.nullcontext():
+                    return check(obj, hidden, **kw)
             except NotImplementedError as err:
                 if not is_stub(ex, err):
                     raise

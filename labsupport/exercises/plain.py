@@ -45,8 +45,13 @@ def type_name(v: Any) -> str:
 
 
 def describe(v: Any, width: int = 80) -> str:
-    """A short text for a message: the value when plain, else only its type's name."""
+    """A short text for a message: the value when plain, else only its type's name. On
+    hidden cases (``guard.CONTEXT.hidden``) a string is only its length: text the student's
+    code made could carry the cases into the feedback (redteam13)."""
+    from . import guard
     t = type(v)
+    if t is str and guard.CONTEXT.hidden:
+        return f"<a str of {len(v)} characters>"
     if is_scalar(t):
         return repr(v)[:width]
     if is_numpy_scalar(t):

@@ -106,7 +106,8 @@ def test_challenge_graded(tmp_path, capsys):
     assert "wall clock" in page
     page = (root / "autograde" / "feedback" / "full" / A / f"{NB}.html").read_text()
     assert leaderboard.parse(comment["full"])[1]["bucketed"] is not None
-    assert f"{leaderboard.parse(comment['full'])[0]:.2f}/s" in page
+    assert f"{leaderboard.parse(comment['full'])[0]:.2f}/s" in page  # the verdict's numbers
+    assert "similar to" not in page  # the review's reason is the trainer's (GradesForStudents)
 
     capsys.readouterr()
     rows = leaderboard.main(course.coursedir.db_url, tmp_path / "board", aliases=True)

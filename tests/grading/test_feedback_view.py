@@ -29,6 +29,7 @@ def test_contents_name_each_item_by_id_and_heading(tmp_path):
     assert "(test, score 0.0 / " in toc
     assert html.escape(message, quote=False) in text  # the whole message, once wrapped
     assert html.escape(feedback_pages.KERNEL_SAID, quote=False) not in text  # VerdictsOnly
+    assert str(feedback_pages.KERNEL_COUNT) not in text
 
 
 def test_item_names_drop_a_repeated_id():

@@ -130,25 +130,14 @@ def test_controls_score_as_before(graded):
 
 
 HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    "pool_inline": "redteam12: the instructors' BlockPool paraphrased by hand (helpers written "
-                   "out, the comprehension a while loop, the copy-on-write branch an early return "
-                   "under De Morgan, five idioms re-spelled): best_match 0.59 once its attribute "
-                   "names count as its own (0.15 before), full points, no review flag",
-    "pool_dict": "redteam13: the instructors' BlockPool with one search-and-replace, "
-                 "self.<attr> -> self.s['<attr>'] (one dict of state): best_match 0.26, "
-                 "full points, no review flag",
-    "honest_pool13": "redteam13: an honest BlockPool (FIFO free list, a list of counts, its own "
-                     "branches) is flagged 'order' 0.91 once attribute names count as its own "
-                     "(0.23 before 1340c8e)",
-    "honest_batcher13": "redteam13: an honest Batcher in the lesson's design is flagged 'order' "
-                        "0.91 once attribute names count as its own (0.22 before 1340c8e)",
-    "honest_eager13": "redteam13: an honest EagerBatcher (a busy flag, a drain loop) is flagged "
-                      "'order' 0.93 once attribute and method names count as its own (0.34 "
-                      "before 1340c8e)",
+    "pool_inline": "redteam12: the instructors' BlockPool paraphrased by hand (its attributes "
+                   "renamed, helpers written out, the comprehension a while loop, the copy-on-write "
+                   "branch an early return under De Morgan, five idioms re-spelled): best_match "
+                   "0.15, full points, no review flag",
 }
 HONEST = {"honest_grow", "selftest_cell",
-          "honest_pool13", "honest_batcher13", "honest_eager13",  # redteam13: HOLES (falsely flagged)
-          "pm_counts"}  # redteam13: an honest answer (its leak: LEAK_HOLES)  # redteam8: an honest answer the review once accused (Dice 0.80 with the
+          "honest_pool13", "honest_batcher13", "honest_eager13"}  # redteam13: honest classes
+#                          redteam8: an honest answer the review once accused (Dice 0.80 with the
 #                          lab's reference, both under MIN_WEIGHT now): full points, no flag;
 #                          redteam10: an honest answer cell ending in its own self-test (it ran
 #                          the check in the judge's child, where the check's reference is a
@@ -168,10 +157,12 @@ RACY: set[str] = set()  # holes that win a race (with the judge's first request,
 #                         classmate's kernel on the other slot): not strict
 
 
-COINCIDE = {"honest_md1", "honest_prefix"}  # redteam12: honest answers that are the instructors'
-#   solution up to names and order (prefix_hits is redteam8's prefix_swap, a copy, token for
-#   token but two: no review of the code can tell them apart): full points, and a note that
-#   says how alike they are, if any, with the score kept for the trainer to look at
+COINCIDE = {"honest_md1", "honest_prefix",  # redteam12: honest answers that are the instructors'
+            #   solution up to names and order (prefix_hits is redteam8's prefix_swap, a copy,
+            #   token for token but two: no review of the code can tell them apart)
+            "pm_counts"}  # redteam13: an honest kv_admission whose page-cache channel is
+#   redteam12 pm_oracle's code (its leak: LEAKS); with both in the class the pair is flagged.
+#   Full points, and a note that says how alike, if any, with the score kept for the trainer
 
 
 # every case of tests/grading/hostile, graded through the real pipeline
@@ -222,7 +213,7 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
 
 EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb",  # they earn nothing
                     "verdict_md1", "verdict_challenge", "count_leak",  # redteam13: wrong answers (their leak:
-                    #  test_no_judged_call_reaches_the_feedback, LEAK_HOLES)
+                    #  test_no_judged_call_reaches_the_feedback)
                     # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
                     "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
                     "custom_exc_result", "meta_eq", "hidden_exc", "seed_print",
@@ -298,31 +289,14 @@ LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle",
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
 
 
-LEAK_HOLES: dict[str, str] = {  # open leaks (hostile/*/README.md): a strict xfail each
-    "verdict_md1": "redteam13: on a hidden case the answer returns a string packing the hidden "
-                   "cases it was asked; check_ex01_3 quotes it (plain.describe, 80 characters) in "
-                   "its verdict, which VerdictsOnly keeps: 3 hidden cases in the feedback",
-    "verdict_challenge": "redteam13: on a hidden trace the policy answers Wait(<a string>) packing "
-                         "the trace's rate and first requests; ex09's rule message quotes it "
-                         "(Wait(describe(until))) in the verdict the feedback shows",
-    "count_leak": "redteam13: plain cells set the kernel's execution count (exit._ip, not "
-                  "flagged by the audit); the page prints each cell's prompt In [N]: text the "
-                  "kernel chose, 7 bytes a cell, VerdictsOnly keeps execution counts",
-    "pm_counts": "redteam13: an honest kv_admission (full points) sends each judged call to its "
-                 "kernel over redteam12's page-cache line; the kernel writes the hidden cases "
-                 "into its cells' execution counts (In [N]: on the page)",
-}
-LEAK_RACY = {"pm_counts"}  # a leak that races the judge's per-call budget on a loaded machine: not strict
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=n not in LEAK_RACY, reason=LEAK_HOLES[n]))
-    if n in LEAK_HOLES else n for n in LEAKS])
+@pytest.mark.parametrize("name", LEAKS)
 def test_no_judged_call_reaches_the_feedback(graded, name):
     """The judge's child gets the hidden inputs; the grading kernel runs beside it, and a kernel
     may hear them (redteam12's ``pm_oracle`` does, over the page cache: the trainer's autograded
-    copy shows them). The student's feedback shows none of the kernel's outputs, only the
-    lab's verdicts (``feedback_view.VerdictsOnly``), so no hidden case reaches it (issue 30, 6)."""
+    copy shows them). The student's feedback shows none of the kernel's outputs or execution
+    counts, only the lab's verdicts (``feedback_view.VerdictsOnly``), and a verdict on hidden
+    cases quotes no text the student's code returned (``plain.describe``: redteam13's
+    ``verdict_md1``, ``verdict_challenge``), so no hidden case reaches it (issue 30, 6)."""
     cases, _, _, _, _, heard = graded
     if name not in cases:
         pytest.skip(f"not graded in this run ({ONLY})")

@@ -135,20 +135,23 @@ def test_renaming_reordering_and_dropping_checks_change_nothing():
     assert similarity.score(similarity.fingerprint(a), similarity.fingerprint(c)) < 0.5
 
 
-def test_renamed_attributes_of_its_own_change_nothing():
-    """An attribute the code assigns (``self.refs``) or a method it defines is its own name,
-    renamed like a local (redteam12 ``pool_inline`` renamed every one); an attribute it only
-    reads (``.pop``, ``.shape``) is the library's and keeps its name."""
+def test_an_attribute_spelled_another_way_is_the_attribute():
+    """A dict an object keeps as a namespace (redteam13 ``pool_dict``: ``self.s['refs']``),
+    ``__dict__``, ``vars``, ``getattr`` and ``setattr`` with a constant name are the
+    attribute; a dict read with a key computed at run time is a dict."""
     a = ("class Pool:\n    def __init__(self, n):\n        self.free = list(range(n))\n"
-         "        self.refs = {}\n    def _take(self):\n        b = self.free.pop()\n"
-         "        self.refs[b] = 1\n        return b\n    def grab(self, k):\n"
-         "        return [self._take() for _ in range(k)]\n")
-    b = a.replace("self.free", "self.pool").replace("self.refs", "self.count") \
-        .replace("_take", "_one")
-    fa, fb = similarity.fingerprint(a), similarity.fingerprint(b)
-    assert similarity.score(fa, fb) == 1.0
-    c = a.replace(".pop()", ".popleft()")  # another library call: another piece of code
-    assert similarity.score(fa, similarity.fingerprint(c)) < 1.0
+         "        self.refs = {}\n    def take(self):\n        b = self.free.pop()\n"
+         "        self.refs[b] = 1\n        return b\n")
+    spaced = a.replace("        self.free = list", "        self.s = {}\n        self.free = list") \
+        .replace("self.free", "self.s['free']").replace("self.refs", "self.s['refs']")
+    other = a.replace("self.free = list(range(n))", "setattr(self, 'free', list(range(n)))") \
+        .replace("self.free.pop()", "getattr(self, 'free').pop()") \
+        .replace("self.refs[b]", "vars(self)['refs'][b]").replace("self.refs =", "self.__dict__['refs'] =")
+    fa = similarity.fingerprint(a)
+    for b in (spaced, other):
+        assert similarity.score(fa, similarity.fingerprint(b)) == 1.0, b
+    keyed = spaced.replace("self.s['free'].pop()", "self.s[self.which].pop()")
+    assert similarity.score(fa, similarity.fingerprint(keyed)) < 1.0
 
 
 @pytest.mark.parametrize("bad", ["def (:", "x = (" * 200 + ")" * 200, "\x00", "1" * 5000])
