@@ -95,7 +95,8 @@ def graded(tmp_path_factory):
             assert course._run(f"feedback {a} {student}", course.api.generate_feedback, a, student)
     told = {p.relative_to(course._dir("feedback")).parts[0] for p in
             course._dir("feedback").rglob("*.html")
-            if LEAK_MARK in p.read_text() or LEAK_MARK in _prompt_text(p.read_text())}
+            if LEAK_MARK in p.read_text() or LEAK_MARK in _prompt_text(p.read_text())
+            or LEAK_MARK in _digit_text(p.read_text())}
     return {c.name: c for c in cases}, rows, export, sources, leaked, told
 
 
@@ -105,6 +106,13 @@ def _prompt_text(html: str) -> str:
     counts = [int(n) for n in re.findall(r"In(?:&nbsp;|\s)\[(\d+)\]", html)]
     return b"".join(n.to_bytes(7, "big").lstrip(b"\0") for n in counts
                     if 1 << 24 <= n < 1 << 56).decode("utf-8", "replace")
+
+
+def _digit_text(html: str) -> str:
+    """redteam14 ``int_md1``: text a verdict quotes as long decimal ints (a returned int, or the
+    keys of a returned dict on the path ``plain`` names: ``describe`` prints an int whole)."""
+    return b"".join(int(n).to_bytes(40, "big").lstrip(b"\0") for n in re.findall(r"\d{30,80}", html)
+                    ).decode("utf-8", "replace")
 
 
 COPY = ("similar to the instructors' solution", "similar to the lab's", "holds ")
@@ -134,6 +142,11 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
                    "renamed, helpers written out, the comprehension a while loop, the copy-on-write "
                    "branch an early return under De Morgan, five idioms re-spelled): best_match "
                    "0.15, full points, no review flag",
+    "pool_dict_call": "redteam14: redteam13 pool_dict with self.s = {} written self.s = dict(): "
+                      "canonical._Namespaces._filled wants a dict display, so self.s is no "
+                      "namespace and no attribute comes back: best_match 0.53, full points, no flag",
+    "batcher_dict_call": "redteam14: the instructors' Batcher, self.<attr> -> self.s['<attr>'] and "
+                         "self.s = dict(): best_match 0.68, full points, no review flag",
 }
 HONEST = {"honest_grow", "selftest_cell",
           "honest_pool13", "honest_batcher13", "honest_eager13"}  # redteam13: honest classes
@@ -146,7 +159,8 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
           "assert_copy", "prefix_swap", "mask_temps", "kv_commute", "admit_reorder", "roof_core",
           "kv_helper", "speed_inline", "mate_step",
-          "pool_inline", "pm_oracle", "pool_dict"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
+          "pool_inline", "pm_oracle", "pool_dict",
+          "pool_dict_call", "batcher_dict_call"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, with
 #  copier edits (operands commuted, comparisons turned, updates split, a helper pulled out or
 #  written out, a value named), or a
@@ -213,6 +227,7 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
 
 EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb",  # they earn nothing
                     "verdict_md1", "verdict_challenge", "count_leak",  # redteam13: wrong answers (their leak:
+                    "int_md1",  # redteam14: a wrong answer (its leak: LEAK_HOLES)
                     #  test_no_judged_call_reaches_the_feedback)
                     # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
                     "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
@@ -285,11 +300,22 @@ def test_no_autograded_notebook_holds_the_seed(graded):
 
 LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
 LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle",
-         "verdict_md1", "verdict_challenge", "count_leak", "pm_counts")  # redteam9: kernels that print the hidden
+         "verdict_md1", "verdict_challenge", "count_leak", "pm_counts",
+         "int_md1")  # redteam9: kernels that print the hidden
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
 
 
-@pytest.mark.parametrize("name", LEAKS)
+LEAK_HOLES = {  # open leaks into the student's feedback (hostile/*/README.md): a strict xfail each
+    "int_md1": "redteam14: on hidden cases plain.describe still prints an int whole (80 digits, "
+               "~262 bits) and plain()'s NotPlain names the path to a bad value with describe(key) "
+               "for each dict key: two 79-digit keys in the 200 characters describe_error keeps "
+               "carry 64 bytes, the 3 hidden ex01_3 cases; 0 points, not flagged",
+}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=LEAK_HOLES[n])) if n in LEAK_HOLES
+    else n for n in LEAKS])
 def test_no_judged_call_reaches_the_feedback(graded, name):
     """The judge's child gets the hidden inputs; the grading kernel runs beside it, and a kernel
     may hear them (redteam12's ``pm_oracle`` does, over the page cache: the trainer's autograded
