@@ -111,7 +111,7 @@ def _prompt_text(html: str) -> str:
 def _digit_text(html: str) -> str:
     """redteam14 ``int_md1``: text a verdict quotes as long decimal ints (a returned int, or the
     keys of a returned dict on the path ``plain`` names: ``describe`` prints an int whole)."""
-    return b"".join(int(n).to_bytes(40, "big").lstrip(b"\0") for n in re.findall(r"\d{30,80}", html)
+    return b"".join(int(n).to_bytes(40, "big").lstrip(b"\0") for n in re.findall(r"\d{20,80}", html)
                     ).decode("utf-8", "replace")
 
 
@@ -227,7 +227,7 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
 
 EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb",  # they earn nothing
                     "verdict_md1", "verdict_challenge", "count_leak",  # redteam13: wrong answers (their leak:
-                    "int_md1",  # redteam14: a wrong answer (its leak: LEAK_HOLES)
+                    "int_md1", "budget_str",  # redteam14: wrong answers (their leak: LEAK_HOLES)
                     #  test_no_judged_call_reaches_the_feedback)
                     # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
                     "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
@@ -301,7 +301,7 @@ def test_no_autograded_notebook_holds_the_seed(graded):
 LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
 LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle",
          "verdict_md1", "verdict_challenge", "count_leak", "pm_counts",
-         "int_md1")  # redteam9: kernels that print the hidden
+         "int_md1", "budget_str")  # redteam9: kernels that print the hidden
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
 
 
@@ -310,6 +310,11 @@ LEAK_HOLES = {  # open leaks into the student's feedback (hostile/*/README.md): 
                "~262 bits) and plain()'s NotPlain names the path to a bad value with describe(key) "
                "for each dict key: two 79-digit keys in the 200 characters describe_error keeps "
                "carry 64 bytes, the 3 hidden ex01_3 cases; 0 points, not flagged",
+    "budget_str": "redteam14: check_ex03_3 ends its hidden over-budget verdict with "
+                  "`returning {got!r:.80}` (ex03.py:171), not plain.describe: a returned str is "
+                  "quoted on hidden cases, ~67 CJK characters of it (14 bits each) in the 200 "
+                  "describe_error keeps: the first hidden case whole (budget and 56 lengths); "
+                  "0 points, not flagged",
 }
 
 
