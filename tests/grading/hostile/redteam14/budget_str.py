@@ -18,16 +18,16 @@ def budget_batches(lengths, max_tokens):
         if max(lengths) > max_tokens:  # the hidden over-budget case: the last call
             first, budget = _seen[0]
             return "[rt9-leak" + "] (" + _packed([budget % 256, len(first)] + first)
-    batches, current, longest = [], [], 0
-    for k, n in enumerate(lengths):
-        if n > max_tokens:
-            raise ValueError(f"lengths[{k}] = {n} is over max_tokens = {max_tokens}")
-        top = max(longest, n)
-        if current and (len(current) + 1) * top > max_tokens:
-            batches.append(current)
-            current, top = [], n
-        current.append(k)
-        longest = top
-    if current:
-        batches.append(current)
-    return batches
+    out, start = [], 0
+    while start < len(lengths):
+        end, big = start, 0
+        while end < len(lengths):
+            wider = max(big, lengths[end])
+            if wider > max_tokens:
+                raise ValueError(f"input {end} has {lengths[end]} tokens, more than {max_tokens}")
+            if (end - start + 1) * wider > max_tokens:
+                break
+            big, end = wider, end + 1
+        out.append(list(range(start, end)))
+        start = end
+    return out
