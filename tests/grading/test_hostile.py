@@ -227,7 +227,7 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
 
 EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb",  # they earn nothing
                     "verdict_md1", "verdict_challenge", "count_leak",  # redteam13: wrong answers (their leak:
-                    "int_md1", "budget_str",  # redteam14: wrong answers (their leak: LEAK_HOLES)
+                    "int_md1", "budget_str", "limit_md1",  # redteam14: wrong answers (their leak: LEAK_HOLES)
                     #  test_no_judged_call_reaches_the_feedback)
                     # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
                     "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
@@ -301,7 +301,7 @@ def test_no_autograded_notebook_holds_the_seed(graded):
 LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
 LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle",
          "verdict_md1", "verdict_challenge", "count_leak", "pm_counts",
-         "int_md1", "budget_str")  # redteam9: kernels that print the hidden
+         "int_md1", "budget_str", "limit_md1")  # redteam9: kernels that print the hidden
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
 
 
@@ -315,6 +315,10 @@ LEAK_HOLES = {  # open leaks into the student's feedback (hostile/*/README.md): 
                   "quoted on hidden cases, ~67 CJK characters of it (14 bits each) in the 200 "
                   "describe_error keeps: the first hidden case whole (budget and 56 lengths); "
                   "0 points, not flagged",
+    "limit_md1": "redteam14: the judge's child writes a frame {'kind': 'limit', 'message': text} "
+                 "on its channel during a hidden call; trusted._Channel.frame turns it into "
+                 "Stop('fail', 'TooManySteps: ' + text[:500]): the verdict is the student's "
+                 "text, hidden cases included; 0 points, not flagged",
 }
 
 
