@@ -522,28 +522,22 @@ def _attribute(obj: ast.expr, name: str, ctx, like: ast.AST) -> ast.Attribute:
 class _Namespaces(ast.NodeTransformer):
     """An attribute spelled another way, as the attribute: ``x.__dict__['k']``,
     ``vars(x)['k']``, ``getattr(x, 'k')``, ``setattr(x, 'k', v)``; and a dict an object keeps
-    as a namespace (``self.s``: every use of it a subscript by a constant name, or an
-    assignment of a dict display with such keys) as the object's own attributes:
-    ``self.s['refs']`` is ``self.refs`` (redteam13 ``pool_dict``: the instructors' class with
-    every attribute moved into one dict)."""
+    as a namespace (``self.s``: every read of it a subscript by a constant name, whatever it
+    was bound to: ``{}``, ``dict()``, ``defaultdict(…)``) as the object's own attributes:
+    ``self.s['refs']`` is ``self.refs``, and its binding goes (a dict display's entries become
+    attributes). redteam13 ``pool_dict``, redteam14 ``pool_dict_call``: the instructors'
+    class with every attribute moved into one dict."""
 
     def __init__(self, tree: ast.Module):
         uses: dict[tuple, list] = {}
         for n in ast.walk(tree):
             for child in ast.iter_child_nodes(n):
                 if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
-                    uses.setdefault((child.value.id, child.attr), []).append(n)
-        self.spaces = {k for k, parents in uses.items() if all(
-            (isinstance(p, ast.Subscript) and _key(p.slice)) or self._filled(p, k)
-            for p in parents) and any(isinstance(p, ast.Subscript) for p in parents)}
-
-    @staticmethod
-    def _filled(p, k) -> bool:
-        """``x.s = {}`` or ``x.s = {'a': …}``: the namespace made."""
-        return isinstance(p, ast.Assign) and len(p.targets) == 1 and \
-            isinstance(p.targets[0], ast.Attribute) and \
-            (getattr(p.targets[0].value, "id", None), p.targets[0].attr) == k and \
-            isinstance(p.value, ast.Dict) and all(_key(x) for x in p.value.keys)
+                    uses.setdefault((child.value.id, child.attr), []).append((n, child))
+        self.spaces = {k for k, found in uses.items() if all(
+            (isinstance(p, ast.Subscript) and p.value is c and _key(p.slice)) or
+            not isinstance(c.ctx, ast.Load) for p, c in found)
+            and any(isinstance(p, ast.Subscript) for p, _ in found)}
 
     def _space(self, node) -> bool:
         return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
@@ -579,11 +573,25 @@ class _Namespaces(ast.NodeTransformer):
         return node
 
     def visit_Assign(self, node):
-        if len(node.targets) == 1 and self._space(node.targets[0]):
-            obj = node.targets[0].value
-            return [ast.copy_location(ast.Assign(
-                targets=[_attribute(obj, _key(k), ast.Store(), node)],
-                value=self.visit(v)), node) for k, v in zip(node.value.keys, node.value.values)]
+        mine = [t for t in node.targets if self._space(t)]
+        if not mine:
+            return self.generic_visit(node)
+        value = self.visit(node.value)
+        rest = [self.visit(t) for t in node.targets if not self._space(t)]
+        out = [ast.copy_location(ast.Assign(targets=rest, value=value), node)] if rest else []
+        if isinstance(value, ast.Dict) and all(_key(k) for k in value.keys):
+            obj = mine[0].value
+            out += [ast.copy_location(ast.Assign(
+                targets=[_attribute(obj, _key(k), ast.Store(), node)], value=v), node)
+                for k, v in zip(value.keys, value.values)]
+        return out
+
+    def visit_AnnAssign(self, node):
+        if self._space(node.target):
+            if node.value is None:
+                return None
+            return self.visit_Assign(ast.copy_location(
+                ast.Assign(targets=[node.target], value=node.value), node))
         return self.generic_visit(node)
 
 

@@ -12,7 +12,8 @@ found tampering, the lab's own code, a copy: ``review.flags`` — is not ranked:
 after the ranked rows with the reason, "under review", until a trainer has looked), ``write_csv`` and
 ``write_html`` write them (one static page: a table and an inline SVG plot of each
 student's goodput against the baselines; no script, no CDN). ``--alias`` shows each
-student by a stable alias (``alias``) instead of their id.
+student by a stable alias (``alias``) instead of their id, and a flagged row without its
+reasons (they may name a classmate: ``SHARED_REVIEW``).
 """
 from __future__ import annotations
 
@@ -117,13 +118,21 @@ def _name(r: Standing, aliases: bool) -> str:
     return alias(r.student) if aliases else r.student
 
 
+SHARED_REVIEW = "a trainer looks first"  # a flagged row's reason on a page shared with the
+#                                          class (``aliases``): the reasons may name a classmate
+
+
+def _why(r: Standing, aliases: bool) -> str:
+    return (SHARED_REVIEW if r.review else "") if aliases else r.review
+
+
 def lines(rows: list[Standing], aliases: bool = False) -> list[str]:
     """The standings as terminal lines."""
     out = [f"{'rank':>6}  {'student':<20} {'points':>7} {'goodput/s':>10}  beats"]
     for k, r in ranked(rows):
         g = f"{r.goodput:.1f}" if r.goodput is not None else "-"
         out.append(f"{k:>6}  {_name(r, aliases):<20} {r.points:>3g}/{r.max_points:<3g} {g:>10}  "
-                   f"{', '.join(r.beaten) or '-'}" + (f"  (under review: {r.review})" if r.review else ""))
+                   f"{', '.join(r.beaten) or '-'}" + (f"  (under review: {_why(r, aliases)})" if r.review else ""))
     base = baseline_means(rows)
     if base:
         out.append("baselines (mean goodput/s): "
@@ -142,7 +151,7 @@ def write_csv(rows: list[Standing], path: Path, aliases: bool = False) -> Path:
             w.writerow([k, _name(r, aliases), f"{r.points:g}", f"{r.max_points:g}",
                         "" if r.goodput is None else f"{r.goodput:.1f}",
                         *[f"{r.baselines[n]:.1f}" if n in r.baselines else "" for n in names],
-                        " ".join(r.beaten), r.review])
+                        " ".join(r.beaten), _why(r, aliases)])
     return path
 
 
@@ -203,7 +212,7 @@ def write_html(rows: list[Standing], path: Path, aliases: bool = False) -> Path:
         + "".join(f"<td>{r.baselines[n]:.1f}</td>" if n in r.baselines else "<td></td>"
                   for n in names)
         + f"<td>{html.escape(', '.join(r.beaten))}</td>"
-        f"<td class='why'>{html.escape(r.review)}</td></tr>"
+        f"<td class='why'>{html.escape(_why(r, aliases))}</td></tr>"
         for k, r in ranked(rows))
     heads = "".join(f"<th>{html.escape(n)}</th>" for n in names)
     page = f"""<!DOCTYPE html>

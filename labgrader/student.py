@@ -149,15 +149,17 @@ def _template(ctl: socket.socket, setup: dict) -> None:
         msg, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 1)
         if not msg or not fds:
             return
+        if not in_use:  # said on ``ctl``, which no child holds: a child cannot stop the run
+            for fd in fds:
+                os.close(fd)
+            ctl.sendall(json.dumps({"error": f"the package view is not in use "
+                                             f"({guard.__file__})"}).encode())
+            continue
         pid = os.fork()
         if pid == 0:
             try:
                 ctl.close()
-                if in_use:
-                    _item(fds[0], roots, private, base)
-                else:
-                    send(fds[0], {"kind": "error",
-                                  "what": f"the package view is not in use ({guard.__file__})"})
+                _item(fds[0], roots, private, base)
             finally:
                 os._exit(0)
         for fd in fds:
@@ -360,8 +362,12 @@ class Template:
         """Hand ``chan`` to a new child; relay its pid and its exit code to the judge."""
         try:
             socket.send_fds(self.sock, [b"item"], [chan])
-            pid = json.loads(self.sock.recv(1 << 16))["pid"]
-        except (OSError, ValueError, KeyError):
+            reply = json.loads(self.sock.recv(1 << 16))
+            if type(reply) is dict and "error" in reply:  # the view is not in use: no child
+                ctl.sendall(json.dumps({"error": str(reply["error"])}).encode())
+                return True
+            pid = reply["pid"]
+        except (OSError, ValueError, KeyError, TypeError):
             pid = None
         finally:
             os.close(chan)

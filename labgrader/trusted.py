@@ -82,6 +82,22 @@ def _genuine_checks() -> dict:
 
 HIDDEN_MARK = "### BEGIN HIDDEN TESTS"  # nbgrader's marker, kept in the gradebook's test cell
 HIDDEN_NOTE = " (on the hidden cases)"  # ends a verdict's message when a hidden case failed
+HIDDEN_FAIL = ("your answer passes the visible cases but not every hidden one (new ones are "
+               "drawn each run): try it on more inputs of your own, edge cases included")
+
+
+def _hidden_verdict(exc: BaseException, item) -> str:
+    """A failed hidden case's verdict, in the lab's words only: the check's own message when
+    it says nothing the student's code chose (a ``PartialScore``'s numbers, a
+    ``guard.LabWords``), else ``HIDDEN_FAIL``. The student's code knew the hidden cases
+    then, and a value it returned, a dict key on a path, a class's name or a frame it forged
+    would carry them into the feedback (redteam13, redteam14)."""
+    from labsupport.exercises import guard
+    from labsupport.exercises.plain import class_name, describe_error
+    if type(exc) in (PartialScore, guard.LabWords):
+        return describe_error(exc)[:500] + HIDDEN_NOTE
+    ex = item.grade_id.removesuffix("_test")
+    return f"{class_name(type(exc))}: {ex}: {HIDDEN_FAIL}{HIDDEN_NOTE}"
 
 
 def _phases(test: str) -> list[tuple[bool, str]]:
@@ -168,10 +184,10 @@ class _Channel:
                                      + str(msg.get("ref")))[:400])
         if kind == "tamper":
             raise Stop("tampered", str(msg.get("what"))[:500])
-        if kind == "limit":  # the step limit ended the call at once
-            raise Stop("fail", ("TooManySteps: " + str(msg.get("message")))[:500])
-        if kind == "error":
-            raise Stop("error", str(msg.get("what"))[:500])
+        if kind == "limit":  # the step limit ended the call at once (the lab's words: the
+            #                  frame is the child's, which the student's code can write)
+            raise Stop("fail", f"TooManySteps: your code did not finish within the grader's "
+                               f"step limit: a loop that never ends?")
         return msg
 
     def expect(self, kind: str) -> dict:
@@ -240,7 +256,8 @@ def judge(item: Item, chan: _Channel, genuine: dict) -> tuple[str, str, object]:
         except RequestError as err:
             raise GradingEnvironmentError(str(err)) from None
         except BaseException as exc:  # noqa: BLE001 - the check's verdict on the student's answers
-            status, message = "fail", describe_error(exc)[:500] + (HIDDEN_NOTE if hidden else "")
+            status, message = "fail", (_hidden_verdict(exc, item) if hidden else
+                                       describe_error(exc)[:500])
             if type(exc) is not PartialScore and partial_share(message) is not None:
                 message = "your code raised " + message  # a share comes from the check alone
     chan.send(pickle.dumps("end"))
@@ -426,7 +443,11 @@ class StudentProcess:
         mine, theirs = socket.socketpair()
         socket.send_fds(self.ctl, [json.dumps(setup).encode()], [theirs.fileno()])
         theirs.close()
-        pid = json.loads(self.ctl.recv(1 << 16))["pid"]
+        started = json.loads(self.ctl.recv(1 << 16))
+        if "error" in started:  # the template's, before any child: never a child's frame
+            mine.close()
+            raise GradingEnvironmentError(f"the trusted pass's student process: {started['error']}")
+        pid = started["pid"]
         chan = _Channel(mine, time.monotonic() + timeout_s, timeout_s, on_code=self.copies)
         job = {"ex": answer_id, "answer": item.answer,
                "names": sorted({*test_names(item.test), item.target or ""} - {""}),
@@ -450,8 +471,6 @@ class StudentProcess:
                 return "tampered", ("started a new process (fork, spawn, exec) or moved the "
                                     "grader's result channel: the system stopped it"), None
             return "fail", f"its process died (exit code {exitcode})", None
-        if status == "error":
-            raise GradingEnvironmentError(f"the trusted pass's student process: {message}")
         return status, message, answer
 
     def _view(self, ex: str) -> Path:

@@ -39,7 +39,7 @@ from ..sim.simulator import simulate
 from . import guard
 from .challenge import (BASELINES, SERVICE, ChallengeTrace, RuleBroken, baseline_scores, config,
                         hidden_traces, public_traces, score)
-from .guard import bounded, case_rng, driver, exercise_check
+from .guard import LabWords, bounded, case_rng, driver, exercise_check
 from .partial import PartialScore
 from .plain import class_name, describe, plain, plain_number
 
@@ -214,8 +214,8 @@ def _run_of(ex: str, cls, trace: ChallengeTrace) -> list:
         raise AssertionError(f"{ex}: the record of your policy's run cannot be read")
     if rec["error"] is not None:
         if guard.CONTEXT.hidden:  # the lab's words: the driver's may quote the student's values
-            raise AssertionError(f"{ex}: scores 0: on a hidden trace "
-                                 f"{RULES.get(rec['rule'], 'your policy broke a rule')}")
+            raise LabWords(f"{ex}: scores 0: on a hidden trace "
+                           f"{RULES.get(rec['rule'], 'your policy broke a rule')}")
         raise AssertionError(f"{ex}: scores 0: {rec['error']}")
     return rec["schedule"]
 
@@ -229,12 +229,16 @@ def evaluate(ex: str, cls, traces: list[ChallengeTrace]) -> dict:
     for k, tr in enumerate(traces):
         schedule = _run_of(ex, cls, tr)
         if k == 0 and _run_of(ex, cls, tr.head(REPLAY)) != _run_of(ex, cls, tr.head(REPLAY)):
-            raise AssertionError(f"{ex}: scores 0: your policy decided differently in two runs "
-                                 "of the same trace: decide from queue, now and busy only "
-                                 "(no wall clock, no unseeded randomness)")
+            raise LabWords(f"{ex}: scores 0: your policy decided differently in two runs "
+                           "of the same trace: decide from queue, now and busy only "
+                           "(no wall clock, no unseeded randomness)")
         try:
             mine.append(score(tr, schedule))
         except RuleBroken as err:
+            if guard.CONTEXT.hidden:  # which request, which time: the policy chose them
+                raise LabWords(f"{ex}: scores 0: on a hidden trace your policy's batches "
+                               f"broke a rule (a request dropped or sent twice, a batch "
+                               f"started too early or while the model ran)") from None
             raise AssertionError(f"{ex}: scores 0: {err.args[0]}") from None
         for name, s in baseline_scores(tr).items():
             base[name].append(s)

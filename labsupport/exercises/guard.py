@@ -45,8 +45,9 @@ class GradingContext:
     #                            code called a stub of the lab's implementation (``unavailable``)
     checks_off: bool = False   # the trusted pass's student process: a check called there (an
     #                            answer cell's own self-test) does nothing; the judge runs them
-    hidden: bool = False       # a check on its hidden cases (``exercise_check``): a message
-    #                            quotes no text the student's code made (``plain.describe``)
+    hidden: bool = False       # a check on its hidden cases (``exercise_check``, and the
+    #                            judge's hidden phase): a message there that is to be shown
+    #                            is ``LabWords`` (``labgrader.trusted._hidden_verdict``)
 
 
 CONTEXT = GradingContext()
@@ -104,6 +105,12 @@ def case_rng(ex: str, hidden: bool) -> np.random.Generator:
 
 class TooManySteps(AssertionError):
     pass
+
+
+class LabWords(AssertionError):
+    """A check's message in the lab's words alone, with no value the student's code chose:
+    a verdict on hidden cases shows it as it is (``labgrader.trusted``), where any other
+    message is replaced by a fixed one."""
 
 
 def require_callable(ex: str, obj, name: str) -> None:

@@ -34,17 +34,8 @@ def is_numpy_scalar(t: type) -> bool:
 MAX_ITEMS = 1_000_000  # a result bigger than this is not an answer to any check here
 
 
-OURS = ("builtins", "numpy", "labsupport")  # modules whose class names a message may print
-
-
 def class_name(cls: type) -> str:
-    """``cls.__name__`` without running a metaclass's code; on hidden cases
-    (``guard.CONTEXT.hidden``) a class the student made is not named (its name is text they
-    chose: redteam13)."""
-    from . import guard
-    if guard.CONTEXT.hidden and not str(
-            type.__dict__["__module__"].__get__(cls, type)).startswith(OURS):
-        return "class of its own"
+    """``cls.__name__`` without running a metaclass's code."""
     return type.__dict__["__name__"].__get__(cls, type)
 
 
@@ -54,14 +45,8 @@ def type_name(v: Any) -> str:
 
 
 def describe(v: Any, width: int = 80) -> str:
-    """A short text for a message: the value when plain, else only its type's name. On
-    hidden cases (``guard.CONTEXT.hidden``) a string is only its length, and an object of the
-    student's own class is not named: text the student's code made could carry the cases into
-    the feedback (redteam13)."""
-    from . import guard
+    """A short text for a message: the value when plain, else only its type's name."""
     t = type(v)
-    if t is str and guard.CONTEXT.hidden:
-        return f"<a str of {len(v)} characters>"
     if is_scalar(t):
         return repr(v)[:width]
     if is_numpy_scalar(t):

@@ -1,28 +1,43 @@
-"""On its hidden cases a check's message quotes no text the student's code made: a string
-an answer returns is described by its length only (``plain.describe`` under
-``guard.CONTEXT.hidden``: a check called with ``hidden=True``, or the judge's hidden phase). The grader's feedback shows a failed check's message, and
-redteam13's answers returned strings that packed the hidden cases they were asked
-(``verdict_md1``, ``verdict_challenge``)."""
+"""On its hidden cases a check's verdict holds nothing the student's code chose. The
+student's code knew the hidden cases then, and the feedback shows the verdict: a string it
+returned (redteam13 ``verdict_md1``, ``verdict_challenge``), a big int or an int dict key
+on a value's path, a class's name (redteam14 ``int_md1``) would carry them out. The judge's
+verdict on a hidden case (``labgrader.trusted._hidden_verdict``) is the lab's fixed text,
+unless the check's message is in the lab's words alone (``guard.LabWords``, a
+``PartialScore``'s numbers), and those must then hold no mark either."""
 import contextlib
 import sys
+import types
 from pathlib import Path
 
 import pytest
 
+from labgrader import trusted
 from labsupport.exercises import guard
+from labsupport.exercises.partial import PartialScore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import adapters  # noqa: E402
 
 MARK = "zq-packed-hidden-cases-zq"
+NUMBER = int.from_bytes(MARK.encode(), "big")  # the mark as one int (61 digits)
+MARKS = (MARK, MARK.replace("-", "_"), str(NUMBER))
 
 
 def returns_mark(*args, **kw):
     return MARK
 
 
-def returns_marks(*args, **kw):  # the mark inside a value a message may print whole
+def returns_marks(*args, **kw):  # the mark inside values a message may print whole
     return [MARK, {MARK: (MARK,)}]
+
+
+def returns_number(*args, **kw):
+    return NUMBER
+
+
+def returns_keyed(*args, **kw):  # a path of int keys (``plain`` names the path it rejects)
+    return {NUMBER: {NUMBER: set()}}
 
 
 Named = type(MARK.replace("-", "_"), (), {})  # a class whose name is the mark
@@ -42,32 +57,45 @@ class Marked:
         return returns_mark
 
 
+ANSWERS = (returns_mark, returns_marks, returns_number, returns_keyed, returns_named, Marked)
 EXERCISES = [ex for ex in adapters.exercise_ids() if ex.startswith("ex")]
 
 
-def _message(ex: str, answer, hidden: bool, phase: bool = False) -> str:
-    """The check's message; ``phase``: called as the judge's hidden phase calls it (the test
-    cell's hidden part, which may not pass ``hidden=True``: ex09_1 always draws hidden traces
-    when graded), inside ``guard.grading(hidden=True)`` as ``labgrader.trusted`` sets it."""
+def _failure(ex: str, answer, hidden: bool, phase: bool = False) -> BaseException | None:
+    """What the check raised; ``phase``: called as the judge's hidden phase calls it (the
+    test cell's hidden part, which may not pass ``hidden=True``: ex09_1 draws its hidden
+    traces whenever it is graded), inside ``guard.grading(hidden=True)``."""
     try:
         with guard.grading(hidden=True) if phase else contextlib.nullcontext():
             adapters.check_function(ex)(answer, hidden=hidden)
     except Exception as err:  # noqa: BLE001 - the check's verdict, whatever its type
-        return f"{type(err).__name__}: {err}"
-    return ""
+        return err
+    return None
+
+
+def _verdict(ex: str, err: BaseException) -> str:
+    with guard.grading(hidden=True):
+        return trusted._hidden_verdict(err, types.SimpleNamespace(grade_id=f"{ex}_test"))
 
 
 @pytest.mark.parametrize("ex", EXERCISES)
-def test_a_returned_string_is_not_quoted_on_hidden_cases(ex):
-    for answer in (returns_mark, returns_marks, returns_named, Marked):
+def test_a_verdict_on_hidden_cases_holds_nothing_the_answer_chose(ex):
+    for answer in ANSWERS:
         for hidden, phase in ((True, False), (False, True)):
-            message = _message(ex, answer, hidden, phase)
-            assert MARK not in message and MARK.replace("-", "_") not in message, \
-                (ex, answer.__name__, hidden, phase, message)
+            err = _failure(ex, answer, hidden, phase)
+            if err is None:
+                continue
+            verdict = _verdict(ex, err)
+            assert not any(m in verdict for m in MARKS), (ex, answer.__name__, verdict)
+            if type(err) in (PartialScore, guard.LabWords):  # shown as the check wrote it
+                assert trusted.HIDDEN_FAIL not in verdict
+            else:
+                assert trusted.HIDDEN_FAIL in verdict
 
 
-def test_a_returned_string_is_quoted_on_visible_cases():
-    """The probe can fail: on visible cases some checks say what the answer returned."""
-    quoted = [ex for ex in EXERCISES for answer in (returns_mark, Marked)
-              if MARK in _message(ex, answer, hidden=False)]
+def test_the_checks_messages_quote_the_answer():
+    """The probe can fail: the checks' own messages (visible cases, and hidden ones before
+    the judge words them) do quote what the answer returned."""
+    quoted = [ex for ex in EXERCISES for answer in ANSWERS
+              if any(m in str(_failure(ex, answer, hidden=True)) for m in MARKS)]
     assert len(quoted) >= 3, quoted

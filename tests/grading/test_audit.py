@@ -73,7 +73,7 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "pool_dict", "honest_pool13", "honest_batcher13", "honest_eager13",  # redteam13: a copy, honest answers
                # hostile/redteam14: plain code: a returned int (or a dict keyed by ints) the check quotes
                "int_md1", "budget_str",
-               "limit_md1",  # redteam14: os.write of a frame on its own sockets, /proc/self/cmdline
+               "limit_md1", "error_frame",  # redteam14, judge: os.write of a frame on its own sockets
                "pool_dict_call", "batcher_dict_call"}  # redteam14: copies with their state in a dict
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them

@@ -116,5 +116,7 @@ def test_challenge_graded(tmp_path, capsys):
     assert rows[-1].student == "full" and "similar to the instructors' solution" in rows[-1].review
     assert leaderboard.alias("full") in printed and " full " not in printed
     assert "under review: " in printed.splitlines()[len(rows)]  # the copy: listed last, unranked
+    assert "similar to" not in printed  # a shared page names no classmate in its reasons
     page = (tmp_path / "board" / "leaderboard.html").read_text()
     assert page.count('class="student"') == 2 and page.count(">under review<") == 1
+    assert "similar to" not in page and leaderboard.SHARED_REVIEW in page

@@ -142,11 +142,6 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
                    "renamed, helpers written out, the comprehension a while loop, the copy-on-write "
                    "branch an early return under De Morgan, five idioms re-spelled): best_match "
                    "0.15, full points, no review flag",
-    "pool_dict_call": "redteam14: redteam13 pool_dict with self.s = {} written self.s = dict(): "
-                      "canonical._Namespaces._filled wants a dict display, so self.s is no "
-                      "namespace and no attribute comes back: best_match 0.53, full points, no flag",
-    "batcher_dict_call": "redteam14: the instructors' Batcher, self.<attr> -> self.s['<attr>'] and "
-                         "self.s = dict(): best_match 0.68, full points, no review flag",
 }
 HONEST = {"honest_grow", "selftest_cell",
           "honest_pool13", "honest_batcher13", "honest_eager13"}  # redteam13: honest classes
@@ -227,7 +222,7 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
 
 EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb",  # they earn nothing
                     "verdict_md1", "verdict_challenge", "count_leak",  # redteam13: wrong answers (their leak:
-                    "int_md1", "budget_str", "limit_md1",  # redteam14: wrong answers (their leak: LEAK_HOLES)
+                    "int_md1", "budget_str", "limit_md1",  # redteam14: wrong answers (their leak: LEAKS)
                     #  test_no_judged_call_reaches_the_feedback)
                     # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
                     "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
@@ -305,33 +300,15 @@ LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle",
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
 
 
-LEAK_HOLES = {  # open leaks into the student's feedback (hostile/*/README.md): a strict xfail each
-    "int_md1": "redteam14: on hidden cases plain.describe still prints an int whole (80 digits, "
-               "~262 bits) and plain()'s NotPlain names the path to a bad value with describe(key) "
-               "for each dict key: two 79-digit keys in the 200 characters describe_error keeps "
-               "carry 64 bytes, the 3 hidden ex01_3 cases; 0 points, not flagged",
-    "budget_str": "redteam14: check_ex03_3 ends its hidden over-budget verdict with "
-                  "`returning {got!r:.80}` (ex03.py:171), not plain.describe: a returned str is "
-                  "quoted on hidden cases, ~67 CJK characters of it (14 bits each) in the 200 "
-                  "describe_error keeps: the first hidden case whole (budget and 56 lengths); "
-                  "0 points, not flagged",
-    "limit_md1": "redteam14: the judge's child writes a frame {'kind': 'limit', 'message': text} "
-                 "on its channel during a hidden call; trusted._Channel.frame turns it into "
-                 "Stop('fail', 'TooManySteps: ' + text[:500]): the verdict is the student's "
-                 "text, hidden cases included; 0 points, not flagged",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=LEAK_HOLES[n])) if n in LEAK_HOLES
-    else n for n in LEAKS])
+@pytest.mark.parametrize("name", LEAKS)
 def test_no_judged_call_reaches_the_feedback(graded, name):
     """The judge's child gets the hidden inputs; the grading kernel runs beside it, and a kernel
     may hear them (redteam12's ``pm_oracle`` does, over the page cache: the trainer's autograded
     copy shows them). The student's feedback shows none of the kernel's outputs or execution
     counts, only the lab's verdicts (``feedback_view.VerdictsOnly``), and a verdict on hidden
-    cases quotes no text the student's code returned (``plain.describe``: redteam13's
-    ``verdict_md1``, ``verdict_challenge``), so no hidden case reaches it (issue 30, 6)."""
+    cases is in the lab's words alone (``trusted._hidden_verdict``: redteam13's ``verdict_md1``,
+    ``verdict_challenge``, redteam14's ``int_md1``, ``budget_str``; a frame the child forges,
+    ``limit_md1``), so no hidden case reaches it (issue 30, 6)."""
     cases, _, _, _, _, heard = graded
     if name not in cases:
         pytest.skip(f"not graded in this run ({ONLY})")
