@@ -119,6 +119,8 @@ def test_leaderboard_page(tmp_path):
     assert leaderboard.alias("amy") in text and "amy" not in text.split("\n", 1)[1]
     assert [ln.split(",")[-2] for ln in text.splitlines()[1:3]] == ["fifo bucketed", "fifo"]
     assert text.splitlines()[-1].startswith("review,") and text.splitlines()[-1].endswith(
-        "reuses the lab's reference implementation")  # the flagged row: unranked, with why
+        leaderboard.SHARED_REVIEW)  # the flagged row: unranked; shared (aliases): no reason
+    text = (leaderboard.write_csv(rows, tmp_path / "c.csv")).read_text()
+    assert text.splitlines()[-1].endswith("reuses the lab's reference implementation")
     lines = leaderboard.lines(rows)
     assert "under review: ex09_1" in lines[4] and lines[1].split()[:2] == ["1", "amy"]
