@@ -170,6 +170,10 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
                    "renamed, helpers written out, the comprehension a while loop, the copy-on-write "
                    "branch an early return under De Morgan, five idioms re-spelled): best_match "
                    "0.15, full points, no review flag",
+    "pool_dict_len": "redteam15 hole 3: redteam14's pool_dict_call plus one line, assert not "
+                     "len(self.s): a read of self.s that is no subscript, so canonical._Namespaces "
+                     "(a namespace from its reads alone) drops it: best_match 0.53, order 0.833, "
+                     "full points, no review flag",
 }
 HONEST = {"honest_grow", "selftest_cell",
           "honest_pool13", "honest_batcher13", "honest_eager13"}  # redteam13: honest classes
@@ -183,7 +187,7 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
           "assert_copy", "prefix_swap", "mask_temps", "kv_commute", "admit_reorder", "roof_core",
           "kv_helper", "speed_inline", "mate_step",
           "pool_inline", "pm_oracle", "pool_dict",
-          "pool_dict_call", "batcher_dict_call"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
+          "pool_dict_call", "batcher_dict_call", "pool_dict_len"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, with
 #  copier edits (operands commuted, comparisons turned, updates split, a helper pulled out or
 #  written out, a value named), or a
