@@ -4,7 +4,7 @@ on a hidden case through, so the hidden verdict (trusted._hidden_verdict) names 
     .venv/bin/python tests/grading/hostile/redteam15/repro/classes.py
 """
 import os
-os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), *[".."] * 4))
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), *[".."] * 5))
 import sys, types, asyncio, warnings  # noqa: E401
 sys.path.insert(0, "tests"); sys.path.insert(0, "tests/exercises")
 warnings.simplefilter("ignore")
