@@ -74,7 +74,9 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                # hostile/redteam14: plain code: a returned int (or a dict keyed by ints) the check quotes
                "int_md1", "budget_str",
                "limit_md1", "error_frame",  # redteam14, judge: os.write of a frame on its own sockets
-               "pool_dict_call", "batcher_dict_call"}  # redteam14: copies with their state in a dict
+               "pool_dict_call", "batcher_dict_call",  # redteam14: copies with their state in a dict
+               "class_budget", "qualname_budget", "pool_dict_len"}  # redteam15: plain code: an exception class (or its
+#                 __module__/__qualname__) picked by a hidden case
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own

@@ -5,6 +5,7 @@ reason in the gradebook (and, where the export has a review column, in the expor
 Notebooks: those the attacks target (the knowledge check and three code notebooks)."""
 import csv
 import os
+import html
 import re
 import shutil
 from pathlib import Path
@@ -96,8 +97,35 @@ def graded(tmp_path_factory):
     told = {p.relative_to(course._dir("feedback")).parts[0] for p in
             course._dir("feedback").rglob("*.html")
             if LEAK_MARK in p.read_text() or LEAK_MARK in _prompt_text(p.read_text())
-            or LEAK_MARK in _digit_text(p.read_text())}
+            or LEAK_MARK in _digit_text(p.read_text())
+            or _class_leak(p.read_text(), seed, p.relative_to(course._dir("feedback")).parts[0])}
     return {c.name: c for c in cases}, rows, export, sources, leaked, told
+
+
+def _class_leak(page: str, seed: str, student: str) -> bool:
+    """redteam15 ``class_budget``, ``qualname_budget``: the name of the class of the exception
+    their first hidden ex03_3 call raised, picked by that case (``ALPHABET[budget % n]``),
+    printed by the hidden verdict; the case's budget drawn again here from the run's seed, as
+    the judge drew it."""
+    path = hostile_cases.REDTEAM15 / f"{student}.py"
+    if student not in ("class_budget", "qualname_budget") or not path.exists():
+        return False
+    from labsupport.exercises import ex03, guard
+    budgets = []
+
+    def record(lengths, max_tokens):
+        budgets.append(max_tokens)
+        raise RuntimeError("recorded")
+    with guard.grading(keys={"ex03_3": guard.hidden_key(seed, "ex03_3")}, hidden=True):
+        try:
+            ex03.check_ex03_3(record, hidden=True)
+        except BaseException:  # noqa: BLE001 - the first hidden call is all it needs
+            pass
+    ns: dict = {}
+    exec(hostile_cases.case(path).source, ns)  # its ALPHABET
+    names = [x.__name__ if isinstance(x, type) else x.rpartition(".")[2] for x in ns["ALPHABET"]]
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    return bool(budgets) and f"{names[budgets[0] % len(names)]}: ex03_3: " in text
 
 
 def _prompt_text(html: str) -> str:
@@ -142,6 +170,10 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
                    "renamed, helpers written out, the comprehension a while loop, the copy-on-write "
                    "branch an early return under De Morgan, five idioms re-spelled): best_match "
                    "0.15, full points, no review flag",
+    "pool_dict_len": "redteam15 hole 3: redteam14's pool_dict_call plus one line, assert not "
+                     "len(self.s): a read of self.s that is no subscript, so canonical._Namespaces "
+                     "(a namespace from its reads alone) drops it: best_match 0.53, order 0.833, "
+                     "full points, no review flag",
 }
 HONEST = {"honest_grow", "selftest_cell",
           "honest_pool13", "honest_batcher13", "honest_eager13"}  # redteam13: honest classes
@@ -155,7 +187,7 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
           "assert_copy", "prefix_swap", "mask_temps", "kv_commute", "admit_reorder", "roof_core",
           "kv_helper", "speed_inline", "mate_step",
           "pool_inline", "pm_oracle", "pool_dict",
-          "pool_dict_call", "batcher_dict_call"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
+          "pool_dict_call", "batcher_dict_call", "pool_dict_len"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, with
 #  copier edits (operands commuted, comparisons turned, updates split, a helper pulled out or
 #  written out, a value named), or a
@@ -223,6 +255,7 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
 EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb",  # they earn nothing
                     "verdict_md1", "verdict_challenge", "count_leak",  # redteam13: wrong answers (their leak:
                     "int_md1", "budget_str", "limit_md1",  # redteam14: wrong answers (their leak: LEAKS)
+                    "class_budget", "qualname_budget",  # redteam15: wrong answers (their leak: LEAKS, LEAK_HOLES)
                     #  test_no_judged_call_reaches_the_feedback)
                     # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
                     "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
@@ -296,11 +329,22 @@ def test_no_autograded_notebook_holds_the_seed(graded):
 LEAK_MARK = "[rt9-leak] ("  # redteam9: what a leak case's kernel prints before each hidden case it heard of
 LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle",
          "verdict_md1", "verdict_challenge", "count_leak", "pm_counts",
-         "int_md1", "budget_str", "limit_md1")  # redteam9: kernels that print the hidden
+         "int_md1", "budget_str", "limit_md1", "class_budget", "qualname_budget")  # redteam9: kernels that print the hidden
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
+LEAK_HOLES: dict[str, str] = {  # open leaks into the student's feedback (hostile/*/README.md): a strict xfail each
+    "class_budget": "redteam15 hole 1: trusted._hidden_verdict names the class of the exception the "
+                    "student's code raised (a genuine builtin survives trusted._scrubbed): 5 bits of "
+                    "a hidden case a verdict, ~6 with every builtin",
+    "qualname_budget": "redteam15 hole 2: trusted._scrubbed keeps an exception record whose (home, "
+                       "qualname) resolves to any type, wire._exception names its stand-in by the "
+                       "qualname, trusted._hidden_verdict prints it: 7 bits a verdict here, ~10 "
+                       "and more with every type reachable from a home module",
+}
 
 
-@pytest.mark.parametrize("name", LEAKS)
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=LEAK_HOLES[n])) if n in LEAK_HOLES
+    else n for n in LEAKS])
 def test_no_judged_call_reaches_the_feedback(graded, name):
     """The judge's child gets the hidden inputs; the grading kernel runs beside it, and a kernel
     may hear them (redteam12's ``pm_oracle`` does, over the page cache: the trainer's autograded
