@@ -525,8 +525,11 @@ class _Namespaces(ast.NodeTransformer):
     as a namespace (``self.s``: every read of it a subscript by a constant name, whatever it
     was bound to: ``{}``, ``dict()``, ``defaultdict(…)``) as the object's own attributes:
     ``self.s['refs']`` is ``self.refs``, and its binding goes (a dict display's entries become
-    attributes). redteam13 ``pool_dict``, redteam14 ``pool_dict_call``: the instructors'
-    class with every attribute moved into one dict."""
+    attributes). A namespace is a dict read by constant names at least twice and never by
+    a computed key; it may also be read whole (``len(self.s)``: redteam15 ``pool_dict_len``).
+    A module's string constant (``K = 'refs'``) counts as its value (``_folded``).
+    redteam13 ``pool_dict``, redteam14 ``pool_dict_call``: the instructors' class with every
+    attribute moved into one dict."""
 
     def __init__(self, tree: ast.Module):
         uses: dict[tuple, list] = {}
@@ -534,10 +537,11 @@ class _Namespaces(ast.NodeTransformer):
             for child in ast.iter_child_nodes(n):
                 if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
                     uses.setdefault((child.value.id, child.attr), []).append((n, child))
-        self.spaces = {k for k, found in uses.items() if all(
-            (isinstance(p, ast.Subscript) and p.value is c and _key(p.slice)) or
-            not isinstance(c.ctx, ast.Load) for p, c in found)
-            and any(isinstance(p, ast.Subscript) for p, _ in found)}
+        def keyed(p, c) -> bool | None:  # a subscript of it: by a constant name or not
+            return bool(_key(p.slice)) if isinstance(p, ast.Subscript) and p.value is c else None
+        self.spaces = {k for k, found in uses.items()
+                       if sum(keyed(p, c) is True for p, c in found) >= 2
+                       and not any(keyed(p, c) is False for p, c in found)}
 
     def _space(self, node) -> bool:
         return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
@@ -595,11 +599,28 @@ class _Namespaces(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
+def _folded(tree: ast.Module) -> ast.Module:
+    """A module-level name bound once to a string (``K_REFS = 'refs'``) and never bound again
+    written as that string where it is read (so ``self.s[K_REFS]`` is ``self.s['refs']``);
+    its binding goes."""
+    binds = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+                    and not isinstance(n.ctx, ast.Load))
+    consts = {s.targets[0].id: s.value for s in tree.body if isinstance(s, ast.Assign)
+              and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+              and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+              and binds[s.targets[0].id] == 1}
+    if not consts:
+        return tree
+    tree.body = [s for s in tree.body if not (isinstance(s, ast.Assign) and len(s.targets) == 1
+                 and isinstance(s.targets[0], ast.Name) and s.targets[0].id in consts)]
+    return _Rename(consts).visit(tree)
+
+
 def normalised(source: str) -> ast.Module:
     """``source``'s tree, canonical (``_Canonical``), its attributes spelled one way
     (``_Namespaces``) and normalised (``_Normalise``); raises what ``ast.parse`` and a too
     deep walk raise."""
-    tree = ast.parse(source)
+    tree = _folded(ast.parse(source))
     tree = _rewritten(_Canonical().visit(_Namespaces(tree).visit(tree)))
     return ast.fix_missing_locations(_Order().visit(_Normalise().visit(tree)))
 

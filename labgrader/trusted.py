@@ -82,6 +82,7 @@ def _genuine_checks() -> dict:
 
 HIDDEN_MARK = "### BEGIN HIDDEN TESTS"  # nbgrader's marker, kept in the gradebook's test cell
 HIDDEN_NOTE = " (on the hidden cases)"  # ends a verdict's message when a hidden case failed
+HIDDEN_ERROR = "HiddenCaseFailed"  # the name a failed hidden case's verdict shows, whatever was raised
 HIDDEN_FAIL = ("your answer passes the visible cases but not every hidden one (new ones are "
                "drawn each run): try it on more inputs of your own, edge cases included")
 
@@ -90,14 +91,17 @@ def _hidden_verdict(exc: BaseException, item) -> str:
     """A failed hidden case's verdict, in the lab's words only: the check's own message when
     it says nothing the student's code chose (a ``PartialScore``'s numbers, a
     ``guard.LabWords``), else ``HIDDEN_FAIL``. The student's code knew the hidden cases
-    then, and a value it returned, a dict key on a path, a class's name or a frame it forged
-    would carry them into the feedback (redteam13, redteam14)."""
+    then, and a value it returned, a dict key on a path, a frame it forged or the class of an
+    exception it raised (redteam15: one of 700 names, 9 bits) would carry them into the
+    feedback (redteam13, redteam14), so the error's name is fixed too (``HIDDEN_ERROR``)."""
     from labsupport.exercises import guard
-    from labsupport.exercises.plain import class_name, describe_error
-    if type(exc) in (PartialScore, guard.LabWords):
-        return describe_error(exc)[:500] + HIDDEN_NOTE
+    args = BaseException.__dict__["args"].__get__(exc)
+    text = args[0] if len(args) == 1 and type(args[0]) is str else ""  # a record's: none
+    if text and type(exc) in (PartialScore, guard.LabWords):
+        name = "PartialScore" if type(exc) is PartialScore else "AssertionError"
+        return f"{name}: {text}"[:500] + HIDDEN_NOTE
     ex = item.grade_id.removesuffix("_test")
-    return f"{class_name(type(exc))}: {ex}: {HIDDEN_FAIL}{HIDDEN_NOTE}"
+    return f"{HIDDEN_ERROR}: {ex}: {HIDDEN_FAIL}{HIDDEN_NOTE}"
 
 
 def _phases(test: str) -> list[tuple[bool, str]]:

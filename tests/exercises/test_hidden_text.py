@@ -1,7 +1,8 @@
 """On its hidden cases a check's verdict holds nothing the student's code chose. The
 student's code knew the hidden cases then, and the feedback shows the verdict: a string it
 returned (redteam13 ``verdict_md1``, ``verdict_challenge``), a big int or an int dict key
-on a value's path, a class's name (redteam14 ``int_md1``) would carry them out. The judge's
+on a value's path, a class's name (redteam14 ``int_md1``), the class of an exception it
+raised (redteam15 ``class_budget``) would carry them out. The judge's
 verdict on a hidden case (``labgrader.trusted._hidden_verdict``) is the lab's fixed text,
 unless the check's message is in the lab's words alone (``guard.LabWords``, a
 ``PartialScore``'s numbers), and those must then hold no mark either."""
@@ -21,7 +22,7 @@ import adapters  # noqa: E402
 
 MARK = "zq-packed-hidden-cases-zq"
 NUMBER = int.from_bytes(MARK.encode(), "big")  # the mark as one int (61 digits)
-MARKS = (MARK, MARK.replace("-", "_"), str(NUMBER))
+MARKS = (MARK, MARK.replace("-", "_"), str(NUMBER), "FloatingPointError")
 
 
 def returns_mark(*args, **kw):
@@ -47,6 +48,17 @@ def returns_named(*args, **kw):
     return Named()
 
 
+NamedError = type(MARK.replace("-", "_"), (Exception,), {})  # an exception class named so
+
+
+def raises_named(*args, **kw):
+    raise NamedError()
+
+
+def raises_chosen(*args, **kw):  # a builtin class the answer picks (redteam15 class_budget)
+    raise FloatingPointError()
+
+
 class Marked:
     """An answer class whose every method returns the mark."""
 
@@ -57,7 +69,8 @@ class Marked:
         return returns_mark
 
 
-ANSWERS = (returns_mark, returns_marks, returns_number, returns_keyed, returns_named, Marked)
+ANSWERS = (returns_mark, returns_marks, returns_number, returns_keyed, returns_named,
+           raises_named, raises_chosen, Marked)
 EXERCISES = [ex for ex in adapters.exercise_ids() if ex.startswith("ex")]
 
 
@@ -89,8 +102,8 @@ def test_a_verdict_on_hidden_cases_holds_nothing_the_answer_chose(ex):
             assert not any(m in verdict for m in MARKS), (ex, answer.__name__, verdict)
             if type(err) in (PartialScore, guard.LabWords):  # shown as the check wrote it
                 assert trusted.HIDDEN_FAIL not in verdict
-            else:
-                assert trusted.HIDDEN_FAIL in verdict
+            else:  # the lab's words, under a name the answer did not choose
+                assert verdict.startswith(f"{trusted.HIDDEN_ERROR}: {ex}: {trusted.HIDDEN_FAIL}")
 
 
 def test_the_checks_messages_quote_the_answer():

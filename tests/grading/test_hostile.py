@@ -170,10 +170,6 @@ HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points
                    "renamed, helpers written out, the comprehension a while loop, the copy-on-write "
                    "branch an early return under De Morgan, five idioms re-spelled): best_match "
                    "0.15, full points, no review flag",
-    "pool_dict_len": "redteam15 hole 3: redteam14's pool_dict_call plus one line, assert not "
-                     "len(self.s): a read of self.s that is no subscript, so canonical._Namespaces "
-                     "(a namespace from its reads alone) drops it: best_match 0.53, order 0.833, "
-                     "full points, no review flag",
 }
 HONEST = {"honest_grow", "selftest_cell",
           "honest_pool13", "honest_batcher13", "honest_eager13"}  # redteam13: honest classes
@@ -255,7 +251,7 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
 EXPECT_UNFLAGGED = {"loop", "plain_int", "plain_batcher", "nan_fit", "frame_bomb",  # they earn nothing
                     "verdict_md1", "verdict_challenge", "count_leak",  # redteam13: wrong answers (their leak:
                     "int_md1", "budget_str", "limit_md1",  # redteam14: wrong answers (their leak: LEAKS)
-                    "class_budget", "qualname_budget",  # redteam15: wrong answers (their leak: LEAKS, LEAK_HOLES)
+                    "class_budget", "qualname_budget",  # redteam15: wrong answers (their leak: LEAKS)
                     #  test_no_judged_call_reaches_the_feedback)
                     # hostile/judge: wrong answers behind forged kernel outputs, scored by the judge
                     "hook_pre_run", "hook_number", "thread_result", "display_1e9", "display_hook",
@@ -331,20 +327,9 @@ LEAKS = ("flock_oracle", "ofd_oracle", "pc_leak", "pcr_a_helper", "pm_oracle",
          "verdict_md1", "verdict_challenge", "count_leak", "pm_counts",
          "int_md1", "budget_str", "limit_md1", "class_budget", "qualname_budget")  # redteam9: kernels that print the hidden
 #   cases the judge's child sends them (over file locks, refused since); redteam11: over the page cache
-LEAK_HOLES: dict[str, str] = {  # open leaks into the student's feedback (hostile/*/README.md): a strict xfail each
-    "class_budget": "redteam15 hole 1: trusted._hidden_verdict names the class of the exception the "
-                    "student's code raised (a genuine builtin survives trusted._scrubbed): 5 bits of "
-                    "a hidden case a verdict, ~6 with every builtin",
-    "qualname_budget": "redteam15 hole 2: trusted._scrubbed keeps an exception record whose (home, "
-                       "qualname) resolves to any type, wire._exception names its stand-in by the "
-                       "qualname, trusted._hidden_verdict prints it: 7 bits a verdict here, ~10 "
-                       "and more with every type reachable from a home module",
-}
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=LEAK_HOLES[n])) if n in LEAK_HOLES
-    else n for n in LEAKS])
+@pytest.mark.parametrize("name", LEAKS)
 def test_no_judged_call_reaches_the_feedback(graded, name):
     """The judge's child gets the hidden inputs; the grading kernel runs beside it, and a kernel
     may hear them (redteam12's ``pm_oracle`` does, over the page cache: the trainer's autograded
