@@ -147,8 +147,11 @@ def test_an_attribute_spelled_another_way_is_the_attribute():
     other = a.replace("self.free = list(range(n))", "setattr(self, 'free', list(range(n)))") \
         .replace("self.free.pop()", "getattr(self, 'free').pop()") \
         .replace("self.refs[b]", "vars(self)['refs'][b]").replace("self.refs =", "self.__dict__['refs'] =")
+    whole = spaced.replace("        b = self.s['free'].pop()", "        assert len(self.s)\n"
+                           "        b = self.s['free'].pop()")  # read whole once (redteam15)
+    named = "K_FREE = 'free'\n" + spaced.replace("self.s['free']", "self.s[K_FREE]")
     fa = similarity.fingerprint(a)
-    for b in (spaced, other):
+    for b in (spaced, other, whole, named):
         assert similarity.score(fa, similarity.fingerprint(b)) == 1.0, b
     keyed = spaced.replace("self.s['free'].pop()", "self.s[self.which].pop()")
     assert similarity.score(fa, similarity.fingerprint(keyed)) < 1.0
