@@ -25,8 +25,7 @@ CACHES = {"labgrader.wire": frozenset({"_STAND_INS", "_OPAQUE"})}  # grow as rec
 
 def _context(v: GradingContext) -> tuple:
     """The checks' context: frozen, but ``object.__setattr__`` reaches its fields."""
-    return (v, v.secret, v.keys, v.tape, v.watch, v.on_limit, v.on_reference, v.checks_off,
-            v.hidden)
+    return (v, v.secret, v.keys, v.tape, v.watch, v.on_limit, v.on_reference, v.checks_off)
 
 
 def _shape(v) -> tuple:

@@ -208,34 +208,39 @@ def play(ex: str, cls, trace: ChallengeTrace) -> dict:
 
 # ---- the judge: the record → goodput, points and where goodput was lost ----------------
 
-def _run_of(ex: str, cls, trace: ChallengeTrace) -> list:
+def _run_of(ex: str, cls, trace: ChallengeTrace, hidden: bool = False) -> list:
+    """The schedule of ``cls`` on ``trace`` (``play``, in the student's process); a broken
+    rule raises, in the lab's words alone on a ``hidden`` trace (``LabWords``: the driver's
+    message may quote what the student's code returned)."""
     rec = plain(ex, driver(ex, play, ex, cls, trace), "the record of your policy's run")
     if type(rec) is not dict or set(rec) != {"schedule", "error", "rule"}:
         raise AssertionError(f"{ex}: the record of your policy's run cannot be read")
     if rec["error"] is not None:
-        if guard.CONTEXT.hidden:  # the lab's words: the driver's may quote the student's values
+        if hidden:
             raise LabWords(f"{ex}: scores 0: on a hidden trace "
                            f"{RULES.get(rec['rule'], 'your policy broke a rule')}")
         raise AssertionError(f"{ex}: scores 0: {rec['error']}")
     return rec["schedule"]
 
 
-def evaluate(ex: str, cls, traces: list[ChallengeTrace]) -> dict:
+def evaluate(ex: str, cls, traces: list[ChallengeTrace], hidden: bool = False) -> dict:
     """The student's class and the baselines on ``traces``: per trace ``score``s and the
-    means; ``AssertionError`` ("scores 0: …") when the policy broke a rule."""
+    means; ``AssertionError`` ("scores 0: …") when the policy broke a rule (``LabWords`` on
+    ``hidden`` traces)."""
     if not isinstance(cls, type):
         raise AssertionError(f"{ex}: pass your class ChallengePolicy itself, got {describe(cls)}")
     mine, base = [], {name: [] for name in BASELINES}
     for k, tr in enumerate(traces):
-        schedule = _run_of(ex, cls, tr)
-        if k == 0 and _run_of(ex, cls, tr.head(REPLAY)) != _run_of(ex, cls, tr.head(REPLAY)):
+        schedule = _run_of(ex, cls, tr, hidden)
+        if k == 0 and _run_of(ex, cls, tr.head(REPLAY), hidden) != \
+                _run_of(ex, cls, tr.head(REPLAY), hidden):
             raise LabWords(f"{ex}: scores 0: your policy decided differently in two runs "
                            "of the same trace: decide from queue, now and busy only "
                            "(no wall clock, no unseeded randomness)")
         try:
             mine.append(score(tr, schedule))
         except RuleBroken as err:
-            if guard.CONTEXT.hidden:  # which request, which time: the policy chose them
+            if hidden:  # which request, which time: the policy chose them
                 raise LabWords(f"{ex}: scores 0: on a hidden trace your policy's batches "
                                f"broke a rule (a request dropped or sent twice, a batch "
                                f"started too early or while the model ran)") from None
@@ -295,7 +300,7 @@ def check_ex09_1(obj, hidden: bool = False) -> None:
         _run_of(EX, obj, public_traces()[0].head(QUICK))
         return
     traces = hidden_traces(case_rng(EX, True)) if hidden else public_traces()
-    result = evaluate(EX, obj, traces)
+    result = evaluate(EX, obj, traces, hidden)
     won = points(result)
     text = report(EX, result)
     if _grading():

@@ -45,9 +45,6 @@ class GradingContext:
     #                            code called a stub of the lab's implementation (``unavailable``)
     checks_off: bool = False   # the trusted pass's student process: a check called there (an
     #                            answer cell's own self-test) does nothing; the judge runs them
-    hidden: bool = False       # a check on its hidden cases (``exercise_check``, and the
-    #                            judge's hidden phase): a message there that is to be shown
-    #                            is ``LabWords`` (``labgrader.trusted._hidden_verdict``)
 
 
 CONTEXT = GradingContext()
@@ -239,8 +236,7 @@ def exercise_check(ex: str):
             if is_stub(ex, obj):
                 return not_attempted(ex)
             try:
-                with grading(hidden=True) if hidden else contextlib.nullcontext():
-                    return check(obj, hidden, **kw)
+                return check(obj, hidden, **kw)
             except NotImplementedError as err:
                 if not is_stub(ex, err):
                     raise

@@ -6,7 +6,6 @@ raised (redteam15 ``class_budget``) would carry them out. The judge's
 verdict on a hidden case (``labgrader.trusted._hidden_verdict``) is the lab's fixed text,
 unless the check's message is in the lab's words alone (``guard.LabWords``, a
 ``PartialScore``'s numbers), and those must then hold no mark either."""
-import contextlib
 import sys
 import types
 from pathlib import Path
@@ -74,36 +73,31 @@ ANSWERS = (returns_mark, returns_marks, returns_number, returns_keyed, returns_n
 EXERCISES = [ex for ex in adapters.exercise_ids() if ex.startswith("ex")]
 
 
-def _failure(ex: str, answer, hidden: bool, phase: bool = False) -> BaseException | None:
-    """What the check raised; ``phase``: called as the judge's hidden phase calls it (the
-    test cell's hidden part, which may not pass ``hidden=True``: ex09_1 draws its hidden
-    traces whenever it is graded), inside ``guard.grading(hidden=True)``."""
+def _failure(ex: str, answer, hidden: bool) -> BaseException | None:
+    """What the check raised."""
     try:
-        with guard.grading(hidden=True) if phase else contextlib.nullcontext():
-            adapters.check_function(ex)(answer, hidden=hidden)
+        adapters.check_function(ex)(answer, hidden=hidden)
     except Exception as err:  # noqa: BLE001 - the check's verdict, whatever its type
         return err
     return None
 
 
 def _verdict(ex: str, err: BaseException) -> str:
-    with guard.grading(hidden=True):
-        return trusted._hidden_verdict(err, types.SimpleNamespace(grade_id=f"{ex}_test"))
+    return trusted._hidden_verdict(err, types.SimpleNamespace(grade_id=f"{ex}_test"))
 
 
 @pytest.mark.parametrize("ex", EXERCISES)
 def test_a_verdict_on_hidden_cases_holds_nothing_the_answer_chose(ex):
     for answer in ANSWERS:
-        for hidden, phase in ((True, False), (False, True)):
-            err = _failure(ex, answer, hidden, phase)
-            if err is None:
-                continue
-            verdict = _verdict(ex, err)
-            assert not any(m in verdict for m in MARKS), (ex, answer.__name__, verdict)
-            if type(err) in (PartialScore, guard.LabWords):  # shown as the check wrote it
-                assert trusted.HIDDEN_FAIL not in verdict
-            else:  # the lab's words, under a name the answer did not choose
-                assert verdict.startswith(f"{trusted.HIDDEN_ERROR}: {ex}: {trusted.HIDDEN_FAIL}")
+        err = _failure(ex, answer, hidden=True)
+        if err is None:
+            continue
+        verdict = _verdict(ex, err)
+        assert not any(m in verdict for m in MARKS), (ex, answer.__name__, verdict)
+        if type(err) in (PartialScore, guard.LabWords):  # shown as the check wrote it
+            assert trusted.HIDDEN_FAIL not in verdict
+        else:  # the lab's words, under a name the answer did not choose
+            assert verdict.startswith(f"{trusted.HIDDEN_ERROR}: {ex}: {trusted.HIDDEN_FAIL}")
 
 
 def test_the_checks_messages_quote_the_answer():
