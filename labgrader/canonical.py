@@ -537,6 +537,7 @@ class _Namespaces(ast.NodeTransformer):
             for child in ast.iter_child_nodes(n):
                 if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
                     uses.setdefault((child.value.id, child.attr), []).append((n, child))
+
         def keyed(p, c) -> bool | None:  # a subscript of it: by a constant name or not
             return bool(_key(p.slice)) if isinstance(p, ast.Subscript) and p.value is c else None
         self.spaces = {k for k, found in uses.items()
