@@ -116,7 +116,7 @@ def _class_leak(page: str, seed: str, student: str) -> bool:
     def record(lengths, max_tokens):
         budgets.append(max_tokens)
         raise RuntimeError("recorded")
-    with guard.grading(keys={"ex03_3": guard.hidden_key(seed, "ex03_3")}, hidden=True):
+    with guard.grading(keys={"ex03_3": guard.hidden_key(seed, "ex03_3")}):
         try:
             ex03.check_ex03_3(record, hidden=True)
         except BaseException:  # noqa: BLE001 - the first hidden call is all it needs

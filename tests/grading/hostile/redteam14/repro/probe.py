@@ -34,8 +34,7 @@ class Big:
 
 def message(ex, answer):
     try:
-        with guard.grading(hidden=True):
-            adapters.check_function(ex)(answer, hidden=True)
+        adapters.check_function(ex)(answer, hidden=True)
     except Exception as err:  # noqa: BLE001
         return describe_error(err)[:500]
     return ""
