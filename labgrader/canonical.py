@@ -2,7 +2,8 @@
 piece of code's syntax tree with what a copier changes without changing the code undone.
 
 ``normalised(source)`` first spells every attribute one way (``_Namespaces``: ``vars(x)['k']``,
-``getattr(x, 'k')``, a dict kept as a namespace, ``self.s['k']``, are ``x.k``; redteam13),
+``getattr(x, 'k')``, a dict kept as a namespace, ``self.s['k']``, are ``x.k``; redteam13;
+``_Holders``: an object kept only to hold attributes, ``self.t.k``, is ``self.k``),
 then puts the code in one canonical form (``_Canonical``): a lambda
 is a function of its own, a walrus an assignment before its statement, ``return a if c else
 b`` an ``if`` and two returns. Then a copier's edits are undone (``_rewritten``, ``_Order``;
@@ -600,6 +601,71 @@ class _Namespaces(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
+def _path(node) -> tuple[str, ...] | None:
+    """``('self', 't')`` for ``self.t``: a name and the attributes read off it, else None."""
+    attrs = []
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    return (node.id, *reversed(attrs)) if isinstance(node, ast.Name) and attrs else None
+
+
+class _Holders(ast.NodeTransformer):
+    """An object kept only to hold attributes, as its owner's own: ``self.t.refs`` is
+    ``self.refs`` when ``self.t`` is bound only to a call without positional arguments
+    (``SimpleNamespace()``, a bare class of the answer's, ``SimpleNamespace(refs={})``, whose
+    keywords become the owner's attributes) and is otherwise only read through
+    (``self.t.x``, never ``self.t.x(…)``, never ``self.t`` alone): the instructors' class with
+    its state moved one object down (redteam15's probe: ``self.t.s['refs']``)."""
+
+    def __init__(self, tree: ast.Module):
+        parent = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+        through: Counter = Counter()
+        spoiled = set()
+        for n in ast.walk(tree):
+            key = _path(n) if isinstance(n, ast.Attribute) and len(_path(n) or ()) > 1 else None
+            if key is None:
+                continue
+            up = parent.get(n)
+            if isinstance(up, ast.Attribute) and up.value is n and not (
+                    isinstance(parent.get(up), ast.Call) and parent[up].func is up):
+                through[key] += 1
+            elif not (isinstance(up, ast.Assign) and up.targets[0] is n and len(up.targets) == 1 and self._blank(up.value)):
+                spoiled.add(key)
+        self.holders = {k for k, count in through.items() if count >= 2 and k not in spoiled}
+
+    @staticmethod
+    def _blank(value) -> bool:
+        return isinstance(value, ast.Call) and not value.args and \
+            all(k.arg is not None for k in value.keywords)
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if _path(node.value) in self.holders:
+            return _attribute(node.value.value, node.attr, node.ctx, node)
+        return node
+
+    def visit_Assign(self, node):
+        if len(node.targets) == 1 and _path(node.targets[0]) in self.holders:
+            owner = node.targets[0].value
+            return [ast.copy_location(ast.Assign(
+                targets=[_attribute(owner, k.arg, ast.Store(), node)], value=self.visit(k.value)),
+                node) for k in node.value.keywords]
+        return self.generic_visit(node)
+
+
+def _spelled_one_way(tree: ast.Module) -> ast.Module:
+    """``_Namespaces`` and ``_Holders`` until neither finds more (a dict in a holder in a
+    dict…), at most four rounds."""
+    for _ in range(4):
+        tree = _Namespaces(tree).visit(tree)
+        holders = _Holders(tree)
+        if not holders.holders:
+            break
+        tree = holders.visit(tree)
+    return tree
+
+
 def _folded(tree: ast.Module) -> ast.Module:
     """A module-level name bound once to a string (``K_REFS = 'refs'``) and never bound again
     written as that string where it is read (so ``self.s[K_REFS]`` is ``self.s['refs']``);
@@ -622,7 +688,7 @@ def normalised(source: str) -> ast.Module:
     (``_Namespaces``) and normalised (``_Normalise``); raises what ``ast.parse`` and a too
     deep walk raise."""
     tree = _folded(ast.parse(source))
-    tree = _rewritten(_Canonical().visit(_Namespaces(tree).visit(tree)))
+    tree = _rewritten(_Canonical().visit(_spelled_one_way(tree)))
     return ast.fix_missing_locations(_Order().visit(_Normalise().visit(tree)))
 
 

@@ -165,12 +165,13 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    "pool_inline": "redteam12: the instructors' BlockPool paraphrased by hand (its attributes "
-                   "renamed, helpers written out, the comprehension a while loop, the copy-on-write "
-                   "branch an early return under De Morgan, five idioms re-spelled): best_match "
-                   "0.15, full points, no review flag",
-}
+HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
+PARAPHRASE = {"pool_inline"}  # redteam12: the instructors' BlockPool rewritten by hand (attributes
+#  renamed, helpers written out, a comprehension a while loop, a branch an early return, idioms
+#  re-spelled). No review of the code tells it from an honest design: it is farther from the
+#  solution, in syntax and in token order, than pools written apart from it (the lab's own
+#  RefCountedPool; test_similarity.test_a_hand_paraphrase_is_as_far_from_the_solution_as_an_honest_design).
+#  Graded as the answer it reads as: full points; docs/trainers.md says what a trainer can do
 HONEST = {"honest_grow", "selftest_cell",
           "honest_pool13", "honest_batcher13", "honest_eager13"}  # redteam13: honest classes
 #                          redteam8: an honest answer the review once accused (Dice 0.80 with the
@@ -182,8 +183,8 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
           "core_copier", "core_friend", "one_token", "zero_minus", "decorator_copy",
           "assert_copy", "prefix_swap", "mask_temps", "kv_commute", "admit_reorder", "roof_core",
           "kv_helper", "speed_inline", "mate_step",
-          "pool_inline", "pm_oracle", "pool_dict",
-          "pool_dict_call", "batcher_dict_call", "pool_dict_len"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
+          "pm_oracle", "pool_dict",
+          "pool_dict_call", "batcher_dict_call", "pool_dict_len", "pool_down"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, with
 #  copier edits (operands commuted, comparisons turned, updates split, a helper pulled out or
 #  written out, a value named), or a
@@ -216,6 +217,9 @@ def test_attack_earns_nothing_or_is_flagged(graded, name):
     tests = {g: v for g, v in grades.items() if g.endswith("_test")}
     if name in HONEST:
         assert not flagged and tests[attacked][0] == tests[attacked][1], (name, tests, comments)
+        return
+    if name in PARAPHRASE:
+        assert tests[attacked][0] == tests[attacked][1], (name, tests, comments)
         return
     if name in COINCIDE:
         why = comments.get(c.target, "")
@@ -304,7 +308,8 @@ UNREADABLE = {"garbage_frames", "malformed_content", "error_reply", "forged_repl
 
 def test_which_attacks_are_flagged(graded):
     cases, rows, _, _, _, _ = graded
-    unflagged = {name for name in cases if not rows[name][0]} - set(HOLES) - HONEST - COINCIDE  # HOLES: xfail above
+    unflagged = {name for name in cases if not rows[name][0]} - set(HOLES) - HONEST - COINCIDE \
+        - PARAPHRASE  # HOLES: xfail above
     print("scored 0 without a flag:", sorted(unflagged))
     assert unflagged <= EXPECT_UNFLAGGED, sorted(unflagged - EXPECT_UNFLAGGED)
     for name in {"meta_dropped", "meta_duplicate"} & set(cases):

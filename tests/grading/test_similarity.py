@@ -137,8 +137,10 @@ def test_renaming_reordering_and_dropping_checks_change_nothing():
 
 def test_an_attribute_spelled_another_way_is_the_attribute():
     """A dict an object keeps as a namespace (redteam13 ``pool_dict``: ``self.s['refs']``),
-    ``__dict__``, ``vars``, ``getattr`` and ``setattr`` with a constant name are the
-    attribute; a dict read with a key computed at run time is a dict."""
+    one object down (``self.t.s['refs']``), an object kept only to hold attributes
+    (``self.h.refs``), ``__dict__``, ``vars``, ``getattr`` and ``setattr`` with a constant
+    name are the attribute; a dict read with a key computed at run time is a dict, an object
+    the code was given or calls a method of is an object."""
     a = ("class Pool:\n    def __init__(self, n):\n        self.free = list(range(n))\n"
          "        self.refs = {}\n    def take(self):\n        b = self.free.pop()\n"
          "        self.refs[b] = 1\n        return b\n")
@@ -150,11 +152,19 @@ def test_an_attribute_spelled_another_way_is_the_attribute():
     whole = spaced.replace("        b = self.s['free'].pop()", "        assert len(self.s)\n"
                            "        b = self.s['free'].pop()")  # read whole once (redteam15)
     named = "K_FREE = 'free'\n" + spaced.replace("self.s['free']", "self.s[K_FREE]")
+    down = spaced.replace("self.s", "self.t.s").replace(  # one object down (redteam15's probe)
+        "        self.t.s = {}", "        self.t = SimpleNamespace()\n        self.t.s = {}")
+    held = a.replace("self.", "self.h.").replace(  # an object that only holds attributes
+        "        self.h.refs = {}\n", "").replace(
+        "        self.h.free = list", "        self.h = State(refs={})\n        self.h.free = list")
     fa = similarity.fingerprint(a)
-    for b in (spaced, other, whole, named):
+    for b in (spaced, other, whole, named, down, held):
         assert similarity.score(fa, similarity.fingerprint(b)) == 1.0, b
     keyed = spaced.replace("self.s['free'].pop()", "self.s[self.which].pop()")
-    assert similarity.score(fa, similarity.fingerprint(keyed)) < 1.0
+    given = held.replace("self.h = State(refs={})", "self.h = state")  # an object it was given
+    called = held.replace("b = self.h.free.pop()", "b = self.h.take()")  # an object it calls
+    for b in (keyed, given, called):
+        assert similarity.score(fa, similarity.fingerprint(b)) < 1.0, b
 
 
 @pytest.mark.parametrize("bad", ["def (:", "x = (" * 200 + ")" * 200, "\x00", "1" * 5000])
@@ -477,3 +487,33 @@ def test_a_copy_in_a_plain_cell_flags_the_exercise_it_copies():
                                     refs, None, time.monotonic() + 60)
     assert set(got) == {"ex06_2"}, got
     assert got["ex06_2"].startswith("code cell 9: ") and "kv_admission" in got["ex06_2"], got
+
+
+def test_a_hand_paraphrase_is_as_far_from_the_solution_as_an_honest_design():
+    """What the copy review cannot see (docs/trainers.md, "What the copy review does not
+    see"): redteam12 ``pool_inline``, the instructors' BlockPool rewritten by hand (attributes
+    renamed, helpers written out, loops and branches restructured, idioms re-spelled), is no
+    closer to the solution, in syntax or in token order, than pools written apart from it
+    are: the lab's own ``RefCountedPool``, redteam13's honest pool, ``scan_tables``. A review
+    that flagged it would flag them first; if a change to the review ever separates it,
+    this fails and the case moves to ``test_hostile.COPIES``."""
+    import inspect
+
+    import hostile_cases
+    from labsupport.decoder.blockpool import RefCountedPool
+    hostile = ROOT / "tests" / "grading" / "hostile"
+    solution = _solution("ex06_8")
+    given = adapters.cell("ex06_8", "release").source
+
+    def far(source):
+        return (similarity.best_match(source, {"solution": solution}, given).score,
+                similarity.in_order(similarity.tokens(source), similarity.tokens(solution)))
+
+    honest = [inspect.getsource(RefCountedPool),
+              hostile_cases.case(hostile / "redteam13" / "honest_pool13.py").source,
+              (ROOT / "tests" / "variants" / "passing" / "ex06_8__scan_tables.py").read_text()]
+    apart = [far(s) for s in honest]
+    syntax, order = far(hostile_cases.case(hostile / "redteam12" / "pool_inline.py").source)
+    assert syntax <= max(s for s, _ in apart) and order <= max(o for _, o in apart), \
+        (syntax, order, apart)
+    assert all(s < similarity.THRESHOLD and o < similarity.ORDER for s, o in apart), apart
