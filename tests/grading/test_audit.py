@@ -75,8 +75,11 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                "int_md1", "budget_str",
                "limit_md1", "error_frame",  # redteam14, judge: os.write of a frame on its own sockets
                "pool_dict_call", "batcher_dict_call",  # redteam14: copies with their state in a dict
-               "class_budget", "qualname_budget", "pool_dict_len"}  # redteam15: plain code: an exception class (or its
-#                 __module__/__qualname__) picked by a hidden case
+               "class_budget", "qualname_budget", "pool_dict_len",  # redteam15: plain code: an exception class (or its
+               #  __module__/__qualname__) picked by a hidden case
+               # hostile/redteam16: plain code: the instructors' class, its state spelled another way
+               "pool_slots", "pool_by_id", "pool_holder_getter", "pool_attrgetter", "pool_renamed",
+               "batcher_keys_spaced"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
