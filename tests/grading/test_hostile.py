@@ -166,14 +166,6 @@ def test_controls_score_as_before(graded):
 
 
 HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-HOLES.update({  # redteam16: the instructors' class, its state spelled where the review does not look
-    "pool_slots": "redteam16: own attributes as constant int slots of a list (self.s[2]): 0.25, order 0.832",
-    "pool_by_id": "redteam16: state on a holder in a module dict by id(self) (_S[id(self)].refs): 0.25, order 0.809",
-    "pool_holder_getter": "redteam16: state on a holder reached through a getter (self._st().refs): 0.25, order 0.739",
-    "pool_attrgetter": "redteam16: own attributes read as operator.attrgetter('refs')(self): 0.31, order 0 (lengths apart)",
-    "batcher_keys_spaced": "redteam16: ex02_1, own attributes as non-identifier dict keys: 0.42, order 0.844",
-    "pool_renamed": "redteam16: the five attributes renamed, list(x) as x[:] twice: 0.25, order 0.893",
-})
 PARAPHRASE = {"pool_inline"}  # redteam12: the instructors' BlockPool rewritten by hand (attributes
 #  renamed, helpers written out, a comprehension a while loop, a branch an early return, idioms
 #  re-spelled). No review of the code tells it from an honest design: it is farther from the
@@ -194,7 +186,7 @@ COPIES = {"cell_copy", "cell_split", "cell_deep", "class_wrap", "bool_const", "t
           "pm_oracle", "pool_dict",
           "pool_dict_call", "batcher_dict_call", "pool_dict_len", "pool_down",
           "pool_slots", "pool_by_id", "pool_holder_getter", "pool_attrgetter",  # redteam16
-          "pool_renamed", "batcher_keys_spaced"}  # redteam5/6/7/8/12: the lab's code, renamed, cut in two, padded inside,
+          "pool_renamed", "batcher_keys_spaced"}  # redteam5/6/7/8/12/13-16: the lab's code, renamed, cut in two, padded inside,
 #  wrapped in a class, with a constant's type or a token changed, rewritten as a lambda, with
 #  copier edits (operands commuted, comparisons turned, updates split, a helper pulled out or
 #  written out, a value named), or a

@@ -138,8 +138,9 @@ def test_renaming_reordering_and_dropping_checks_change_nothing():
 def test_an_attribute_spelled_another_way_is_the_attribute():
     """A dict an object keeps as a namespace (redteam13 ``pool_dict``: ``self.s['refs']``),
     one object down (``self.t.s['refs']``), an object kept only to hold attributes
-    (``self.h.refs``), ``__dict__``, ``vars``, ``getattr`` and ``setattr`` with a constant
-    name are the attribute; a dict read with a key computed at run time is a dict, an object
+    (``self.h.refs``, ``_S[id(self)].refs``, ``self.st().refs``, ``self.h = self``), a list of
+    slots (``self.s[1]``), a key that is not a name (``'free '``), ``__dict__``, ``vars``,
+    ``getattr``, ``setattr`` and ``attrgetter`` with a constant name are the attribute; a dict read with a key computed at run time is a dict, an object
     the code was given or calls a method of is an object."""
     a = ("class Pool:\n    def __init__(self, n):\n        self.free = list(range(n))\n"
          "        self.refs = {}\n    def take(self):\n        b = self.free.pop()\n"
@@ -158,8 +159,24 @@ def test_an_attribute_spelled_another_way_is_the_attribute():
         "        self.h.refs = {}\n", "").replace(
         "        self.h.free = list", "        self.h = State(refs={})\n        self.h.free = list")
     fa = similarity.fingerprint(a)
-    for b in (spaced, other, whole, named, down, held):
+    slots = a.replace("        self.free = list", "        self.s = [None] * 2\n        self.free = list") \
+        .replace("self.free", "self.s[0]").replace("self.refs", "self.s[1]")  # redteam16
+    spelled = spaced.replace("'free'", "'free '")  # a key that is not a name (redteam16)
+    got = a.replace("self.free.pop()", "attrgetter('free')(self).pop()")  # redteam16
+    by_id = a.replace("self.", "_S[id(self)].").replace(  # a holder found by an expression
+        "    def __init__(self, n):\n", "    def __init__(self, n):\n        _S[id(self)] = St()\n")
+    getter = held.replace("self.h.", "self.st().") + "    def st(self):\n        return self.h\n"
+    alias = held.replace("self.h = State(refs={})", "self.h = self\n        self.h.refs = {}")
+    fa = similarity.fingerprint(a)
+    for b in (spaced, other, whole, named, down, held, spelled, got, by_id, alias):
         assert similarity.score(fa, similarity.fingerprint(b)) == 1.0, b
+    numbered = a.replace("self.free", "self._0").replace("self.refs", "self._1")  # slots by number
+    assert similarity.score(similarity.fingerprint(numbered), similarity.fingerprint(slots)) == 1.0
+    assert similarity.score(fa, similarity.fingerprint(getter)) >= similarity.THRESHOLD, getter
+    queue = ("class Q:\n    def __init__(self):\n        self.w = deque()\n    def head(self):\n"
+             "        return self.w[0]\n    def pair(self):\n        self.w.append(1)\n"
+             "        return self.w[0], self.w[1]\n")  # a deque read by index is a deque
+    assert "self.w[0]" in ast.unparse(canonical._spelled_one_way(ast.parse(queue)))
     keyed = spaced.replace("self.s['free'].pop()", "self.s[self.which].pop()")
     given = held.replace("self.h = State(refs={})", "self.h = state")  # an object it was given
     called = held.replace("b = self.h.free.pop()", "b = self.h.take()")  # an object it calls
