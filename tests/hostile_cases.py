@@ -28,6 +28,7 @@ REDTEAM13 = HOSTILE / "redteam13"  # the thirteenth red team: the verdicts-only 
 REDTEAM14 = HOSTILE / "redteam14"  # the fourteenth red team: hidden-case verdicts that quote numbers, the namespace-aware copy review (its README)
 REDTEAM15 = HOSTILE / "redteam15"  # the fifteenth red team: the lab's words on hidden verdicts, the exception class the code chose (its README)
 REDTEAM16 = HOSTILE / "redteam16"  # the sixteenth red team: state spelled where _Namespaces and _Holders do not look (its README)
+REDTEAM17 = HOSTILE / "redteam17"  # the seventeenth red team: 2633a2d's holders, keys and slots: honest answers, spellings beside them (its README)
 KERNEL = HOSTILE / "kernel"  # forged and malformed messages on the grading kernel's own sockets
 SANDBOX_ONLY = {"key_scan", "escape_probe"}
 DEFAULT_TARGET = "kc08_01"  # the knowledge check's first item
@@ -82,7 +83,7 @@ def cases() -> list[Case]:
             + sorted(REDTEAM10.glob("*.py")) + sorted(REDTEAM11.glob("*.py"))
             + sorted(REDTEAM12.glob("*.py")) + sorted(REDTEAM13.glob("*.py"))
             + sorted(REDTEAM14.glob("*.py")) + sorted(REDTEAM15.glob("*.py"))
-            + sorted(REDTEAM16.glob("*.py"))
+            + sorted(REDTEAM16.glob("*.py")) + sorted(REDTEAM17.glob("*.py"))
             + sorted(KERNEL.glob("*.py"))]
 
 

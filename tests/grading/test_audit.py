@@ -79,7 +79,10 @@ NOT_FLAGGED = {"loop", "plain_int", "plain_batcher", "ref_runtime", "frame_bomb"
                #  __module__/__qualname__) picked by a hidden case
                # hostile/redteam16: plain code: the instructors' class, its state spelled another way
                "pool_slots", "pool_by_id", "pool_holder_getter", "pool_attrgetter", "pool_renamed",
-               "batcher_keys_spaced"}
+               "batcher_keys_spaced",
+               # hostile/redteam17: plain code: the instructors' class, its state spelled another way
+               "pool_named_slots", "pool_itemgetter", "pool_getattr_default", "pool_holder_positional",
+               "batcher_fstring_keys"}
 # the red-team cells reach the lab through pydoc.locate with split names: the audit flags
 # pydoc (an import mechanism, like importlib); test_trusted_pass_is_not_fooled runs them
 # through the trusted pass regardless, so the run-time defences are tested on their own
