@@ -1,10 +1,9 @@
 """One way to write the same code, for the copy review (``labgrader.similarity``): a
 piece of code's syntax tree with what a copier changes without changing the code undone.
 
-``normalised(source)`` first spells every attribute one way (``_Namespaces``: ``vars(x)['k']``,
-``getattr(x, 'k')``, a dict kept as a namespace, ``self.s['k']``, are ``x.k``; redteam13;
-``_Holders``: an object kept only to hold attributes, ``self.t.k``, is ``self.k``),
-then puts the code in one canonical form (``_Canonical``): a lambda
+``normalised(source)`` first reaches every piece of state one way (``spelling``:
+``getattr(x, 'k')``, ``self.s['k']``, ``self.t.k`` with ``self.t`` a holder are ``x.k``; named
+constants are their values), then puts the code in one canonical form (``_Canonical``): a lambda
 is a function of its own, a walrus an assignment before its statement, ``return a if c else
 b`` an ``if`` and two returns. Then a copier's edits are undone (``_rewritten``, ``_Order``;
 redteam8): a helper of the answer that computes from its arguments alone is written out where
@@ -27,8 +26,9 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
-import re
 from collections import Counter
+
+from .spelling import spelled_one_way
 
 BUILTINS = frozenset(dir(builtins))
 STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers")
@@ -509,254 +509,11 @@ class _Order(ast.NodeTransformer):
         return node
 
 
-def _key(node) -> str | None:
-    """The attribute name a constant subscript or argument spells, else None: ``'refs'``
-    itself, ``'free blocks'`` as ``free_blocks``, a slot ``2`` as ``_2`` (redteam16
-    ``batcher_keys_spaced``, ``pool_slots``)."""
-    if not isinstance(node, ast.Constant) or isinstance(node.value, bool):
-        return None
-    if isinstance(node.value, int):
-        return f"_{node.value}" if node.value >= 0 else f"_m{-node.value}"
-    if not isinstance(node.value, str):
-        return None
-    if node.value.isidentifier():
-        return node.value
-    name = _NOT_A_NAME.sub("_", node.value).strip("_")
-    return name if name.isidentifier() else f"_{name}" if f"_{name}".isidentifier() else None
-
-
-_NOT_A_NAME = re.compile(r"\W+")
-
-
-def _attribute(obj: ast.expr, name: str, ctx, like: ast.AST) -> ast.Attribute:
-    return ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ctx), like)
-
-
-class _Namespaces(ast.NodeTransformer):
-    """An attribute spelled another way, as the attribute: ``x.__dict__['k']``,
-    ``vars(x)['k']``, ``getattr(x, 'k')``, ``setattr(x, 'k', v)``; and a dict an object keeps
-    as a namespace (``self.s``: every read of it a subscript by a constant name, whatever it
-    was bound to: ``{}``, ``dict()``, ``defaultdict(…)``; a list read only by constant
-    indices, ``self.s[2]``, bound and read no other way: redteam16 ``pool_slots``) as the
-    object's own attributes:
-    ``self.s['refs']`` is ``self.refs``, and its binding goes (a dict display's entries become
-    attributes). A namespace is a dict read by constant names at least twice and never by
-    a computed key; it may also be read whole (``len(self.s)``: redteam15 ``pool_dict_len``).
-    A module's string constant (``K = 'refs'``) counts as its value (``_folded``).
-    redteam13 ``pool_dict``, redteam14 ``pool_dict_call``: the instructors' class with every
-    attribute moved into one dict."""
-
-    def __init__(self, tree: ast.Module):
-        uses: dict[tuple, list] = {}
-        for n in ast.walk(tree):
-            for child in ast.iter_child_nodes(n):
-                if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
-                    uses.setdefault((child.value.id, child.attr), []).append((n, child))
-
-        def keyed(p, c) -> bool | None:  # a subscript of it: by a constant name or not
-            return bool(_key(p.slice)) if isinstance(p, ast.Subscript) and p.value is c else None
-        def slots(found) -> bool:  # read by an int: a list of slots, read and bound no other way
-            return any(keyed(p, c) and isinstance(p.slice.value, int) for p, c in found) and \
-                any(keyed(p, c) is None and not (isinstance(p, ast.Assign) and c in p.targets)
-                    for p, c in found)
-        self.spaces = {k for k, found in uses.items()
-                       if sum(keyed(p, c) is True for p, c in found) >= 2
-                       and not any(keyed(p, c) is False for p, c in found) and not slots(found)}
-
-    def _space(self, node) -> bool:
-        return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
-            (node.value.id, node.attr) in self.spaces
-
-    def visit_Subscript(self, node):
-        self.generic_visit(node)
-        key, v = _key(node.slice), node.value
-        if key is None:
-            return node
-        if self._space(v) or (isinstance(v, ast.Attribute) and v.attr == "__dict__"):
-            return _attribute(v.value, key, node.ctx, node)
-        if isinstance(v, ast.Call) and getattr(v.func, "id", None) == "vars" and \
-                len(v.args) == 1 and not v.keywords:
-            return _attribute(v.args[0], key, node.ctx, node)
-        return node
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        f = node.func  # attrgetter('a.b')(x): x.a.b (redteam16 pool_attrgetter)
-        if isinstance(f, ast.Call) and (getattr(f.func, "id", None) or getattr(f.func, "attr", None)) \
-                == "attrgetter" and len(f.args) == 1 and not f.keywords and len(node.args) == 1 \
-                and not node.keywords and isinstance(f.args[0], ast.Constant) and \
-                isinstance(f.args[0].value, str) and \
-                all(part.isidentifier() for part in f.args[0].value.split(".")):
-            out = node.args[0]
-            for part in f.args[0].value.split("."):
-                out = _attribute(out, part, ast.Load(), node)
-            return out
-        if getattr(node.func, "id", None) == "getattr" and len(node.args) == 2 and \
-                not node.keywords and _key(node.args[1]):
-            return _attribute(node.args[0], _key(node.args[1]), ast.Load(), node)
-        return node
-
-    def visit_Expr(self, node):
-        self.generic_visit(node)
-        v = node.value
-        if isinstance(v, ast.Call) and getattr(v.func, "id", None) == "setattr" and \
-                len(v.args) == 3 and not v.keywords and _key(v.args[1]):
-            return ast.copy_location(ast.Assign(
-                targets=[_attribute(v.args[0], _key(v.args[1]), ast.Store(), node)],
-                value=v.args[2]), node)
-        return node
-
-    def visit_Assign(self, node):
-        mine = [t for t in node.targets if self._space(t)]
-        if not mine:
-            return self.generic_visit(node)
-        value = self.visit(node.value)
-        rest = [self.visit(t) for t in node.targets if not self._space(t)]
-        out = [ast.copy_location(ast.Assign(targets=rest, value=value), node)] if rest else []
-        obj = mine[0].value
-        entries = zip(value.keys, value.values) if isinstance(value, ast.Dict) else \
-            ((ast.Constant(value=i), v) for i, v in enumerate(value.elts)) \
-            if isinstance(value, (ast.List, ast.Tuple)) else ()
-        entries = list(entries)
-        if all(k is not None and _key(k) for k, _ in entries):
-            out += [ast.copy_location(ast.Assign(
-                targets=[_attribute(obj, _key(k), ast.Store(), node)], value=v), node)
-                for k, v in entries]
-        return out
-
-    def visit_AnnAssign(self, node):
-        if self._space(node.target):
-            if node.value is None:
-                return None
-            return self.visit_Assign(ast.copy_location(
-                ast.Assign(targets=[node.target], value=node.value), node))
-        return self.generic_visit(node)
-
-
-def _path(node) -> tuple[str, ...] | None:
-    """``('self', 't')`` for ``self.t``: a name and the attributes read off it, else None."""
-    attrs = []
-    while isinstance(node, ast.Attribute):
-        attrs.append(node.attr)
-        node = node.value
-    return (node.id, *reversed(attrs)) if isinstance(node, ast.Name) and attrs else None
-
-
-class _Holders(ast.NodeTransformer):
-    """An object kept only to hold attributes, as its owner's own: ``self.t.refs`` is
-    ``self.refs``. A holder is an expression of the instance and global names alone
-    (``self.t``, ``_S[id(self)]``, ``self._st()``) that is read through at least twice
-    (``self.t.x``, never ``self.t.x(…)``) and otherwise only bound, to a call without
-    positional arguments (``SimpleNamespace()``, a bare class of the answer's;
-    ``SimpleNamespace(refs={})``'s keywords become the owner's attributes) or to the instance
-    itself (``self.t = self``). An object the code was given, calls a method of or reads whole
-    stays an object. redteam15's probe (``self.t.s['refs']``), redteam16 ``pool_by_id``,
-    ``pool_holder_getter``."""
-
-    def __init__(self, tree: ast.Module):
-        parent = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
-        self.owners = {f.args.args[0].arg for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
-                       for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                       and f.args.args}
-        local = _local_names(tree) - self.owners
-        through: Counter = Counter()
-        spoiled = set()
-        for n in ast.walk(tree):
-            names = {x.id for x in ast.walk(n) if isinstance(x, ast.Name)}
-            if not isinstance(n, (ast.Attribute, ast.Subscript, ast.Call)) or \
-                    not names & self.owners or names & local:
-                continue
-            up, key = parent.get(n), _sig(n)
-            if isinstance(up, ast.Attribute) and up.value is n and not (
-                    isinstance(parent.get(up), ast.Call) and parent[up].func is up):
-                through[key] += 1
-            elif not (isinstance(up, ast.Assign) and len(up.targets) == 1
-                      and up.targets[0] is n and self._blank(up.value)):
-                spoiled.add(key)
-        self.holders = {k for k, count in through.items() if count >= 2 and k not in spoiled}
-
-    def _blank(self, value) -> bool:
-        return (isinstance(value, ast.Call) and not value.args and
-                all(k.arg is not None for k in value.keywords)) or \
-            (isinstance(value, ast.Name) and value.id in self.owners)
-
-    def _owner(self, holder: ast.expr) -> ast.expr:
-        if isinstance(holder, ast.Attribute):
-            return holder.value
-        name = next(x.id for x in ast.walk(holder) if isinstance(x, ast.Name) and x.id in self.owners)
-        return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), holder)
-
-    def visit_Attribute(self, node):
-        self.generic_visit(node)
-        if _sig(node.value) in self.holders:
-            return _attribute(self._owner(node.value), node.attr, node.ctx, node)
-        return node
-
-    def visit_Assign(self, node):
-        if len(node.targets) == 1 and _sig(node.targets[0]) in self.holders:
-            owner = self._owner(node.targets[0])
-            keywords = node.value.keywords if isinstance(node.value, ast.Call) else []
-            return [ast.copy_location(ast.Assign(
-                targets=[_attribute(owner, k.arg, ast.Store(), node)], value=self.visit(k.value)),
-                node) for k in keywords]
-        return self.generic_visit(node)
-
-
-def _sig(node: ast.AST) -> str:
-    """``node``'s code, whether it is read or bound (``ast.dump`` without contexts)."""
-    return _CONTEXT.sub("", ast.dump(node))
-
-
-_CONTEXT = re.compile(r", ctx=(?:Load|Store|Del)\(\)")
-
-
-def _local_names(tree: ast.Module) -> set[str]:
-    """The names a function of ``tree`` binds: its parameters and locals (a holder's
-    expression reads none: ``self.seqs[seq]`` is a lookup, ``_S[id(self)]`` the instance's)."""
-    out = set()
-    for f in ast.walk(tree):
-        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            out |= {a.arg for a in ast.walk(f.args) if isinstance(a, ast.arg)}
-            out |= {x.id for x in ast.walk(f) if isinstance(x, ast.Name)
-                    and not isinstance(x.ctx, ast.Load)}
-    return out
-
-
-def _spelled_one_way(tree: ast.Module) -> ast.Module:
-    """``_Namespaces`` and ``_Holders`` until neither finds more (a dict in a holder in a
-    dict…), at most four rounds."""
-    for _ in range(4):
-        tree = _Namespaces(tree).visit(tree)
-        holders = _Holders(tree)
-        if not holders.holders:
-            break
-        tree = holders.visit(tree)
-    return tree
-
-
-def _folded(tree: ast.Module) -> ast.Module:
-    """A module-level name bound once to a string (``K_REFS = 'refs'``) and never bound again
-    written as that string where it is read (so ``self.s[K_REFS]`` is ``self.s['refs']``);
-    its binding goes."""
-    binds = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
-                    and not isinstance(n.ctx, ast.Load))
-    consts = {s.targets[0].id: s.value for s in tree.body if isinstance(s, ast.Assign)
-              and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
-              and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
-              and binds[s.targets[0].id] == 1}
-    if not consts:
-        return tree
-    tree.body = [s for s in tree.body if not (isinstance(s, ast.Assign) and len(s.targets) == 1
-                 and isinstance(s.targets[0], ast.Name) and s.targets[0].id in consts)]
-    return _Rename(consts).visit(tree)
-
-
 def normalised(source: str) -> ast.Module:
-    """``source``'s tree, canonical (``_Canonical``), its attributes spelled one way
-    (``_Namespaces``) and normalised (``_Normalise``); raises what ``ast.parse`` and a too
+    """``source``'s tree, its state reached one way (``spelling``), canonical
+    (``_Canonical``) and normalised (``_Normalise``); raises what ``ast.parse`` and a too
     deep walk raise."""
-    tree = _folded(ast.parse(source))
-    tree = _rewritten(_Canonical().visit(_spelled_one_way(tree)))
+    tree = _rewritten(_Canonical().visit(spelled_one_way(ast.parse(source))))
     return ast.fix_missing_locations(_Order().visit(_Normalise().visit(tree)))
 
 

@@ -234,10 +234,11 @@ def test_magics_become_plain_python():
     ("redteam5/sibling_view", "fail"), ("redteam5/neighbour_rule", "fail"),
     # hostile/redteam6, against the code watch and the copy check (holes when found): a str
     # read both ways (UTF-8 and its coding line); the item's compiled code scored together; a
-    # source too deep to walk is unreadable; busy_before a reference of ex01_1; no code object
+    # constant under 800 minus signs is its value (spelling._Constants folds without
+    # recursion), so deep_copy is the copy it hides; busy_before a reference of ex01_1; no code object
     # is ever built in the child (the judge's requests hold none)
     ("redteam6/hz_copy", "reference"), ("redteam6/split_copy", "reference"),
-    ("redteam6/deep_copy", "tampered"), ("redteam6/busy_method", "reference"),
+    ("redteam6/deep_copy", "reference"), ("redteam6/busy_method", "reference"),
     ("redteam6/late_code", "tampered")])
 def test_trusted_pass_is_not_fooled(name, want):
     case = hostile_cases.case(HOSTILE / f"{name}.py")

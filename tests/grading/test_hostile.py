@@ -165,14 +165,7 @@ def test_controls_score_as_before(graded):
         assert not flagged and all(score == 0 for score, _, _ in grades.values()), (prefix, grades)
 
 
-HOLES: dict[str, str] = {  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
-    # redteam17: the instructors' classes, state spelled one step beside 2633a2d's rules
-    "pool_named_slots": "redteam17: list slots indexed by named int constants (REFS = 2): _folded folds str only",
-    "pool_itemgetter": "redteam17: list slots read as itemgetter(2)(self.s): attrgetter is undone, itemgetter not",
-    "pool_getattr_default": "redteam17: getattr(self, 'refs', None) with a default is not undone",
-    "pool_holder_positional": "redteam17: a holder built with a positional argument (_S[self] = _State(self))",
-    "batcher_fstring_keys": "redteam17: dict keys as f-strings without placeholders (self.s[f'queue'])",
-}
+HOLES: dict[str, str] = {}  # open holes (hostile/*/README.md): each earns points unflagged, a strict xfail
 PARAPHRASE = {"pool_inline"}  # redteam12: the instructors' BlockPool rewritten by hand (attributes
 #  renamed, helpers written out, a comprehension a while loop, a branch an early return, idioms
 #  re-spelled). No review of the code tells it from an honest design: it is farther from the

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import adapters  # noqa: E402
 
 from labsupport.exercises.registry import EXERCISES  # noqa: E402
-from labgrader import canonical, course_config, similarity  # noqa: E402
+from labgrader import canonical, course_config, similarity, spelling  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKS = ("### BEGIN SOLUTION", "### END SOLUTION")
@@ -138,9 +138,11 @@ def test_renaming_reordering_and_dropping_checks_change_nothing():
 def test_an_attribute_spelled_another_way_is_the_attribute():
     """A dict an object keeps as a namespace (redteam13 ``pool_dict``: ``self.s['refs']``),
     one object down (``self.t.s['refs']``), an object kept only to hold attributes
-    (``self.h.refs``, ``_S[id(self)].refs``, ``self.st().refs``, ``self.h = self``), a list of
-    slots (``self.s[1]``), a key that is not a name (``'free '``), ``__dict__``, ``vars``,
-    ``getattr``, ``setattr`` and ``attrgetter`` with a constant name are the attribute; a dict read with a key computed at run time is a dict, an object
+    (``self.h.refs``, ``_S[id(self)].refs``, ``self.st().refs``, ``self.h = self``,
+    ``State(self)``), a list of slots (``self.s[1]``, ``self.s[B]``, ``itemgetter(1)(self.s)``),
+    a key that is not a name (``'free '``) or is built of constants (``f'free'``, ``'re' +
+    'fs'``), ``__dict__``, ``vars``, ``getattr`` (with a default too), ``setattr``,
+    ``__getattribute__`` and ``attrgetter`` with a constant name are the attribute; a dict read with a key computed at run time is a dict, an object
     the code was given or calls a method of is an object."""
     a = ("class Pool:\n    def __init__(self, n):\n        self.free = list(range(n))\n"
          "        self.refs = {}\n    def take(self):\n        b = self.free.pop()\n"
@@ -158,7 +160,6 @@ def test_an_attribute_spelled_another_way_is_the_attribute():
     held = a.replace("self.", "self.h.").replace(  # an object that only holds attributes
         "        self.h.refs = {}\n", "").replace(
         "        self.h.free = list", "        self.h = State(refs={})\n        self.h.free = list")
-    fa = similarity.fingerprint(a)
     slots = a.replace("        self.free = list", "        self.s = [None] * 2\n        self.free = list") \
         .replace("self.free", "self.s[0]").replace("self.refs", "self.s[1]")  # redteam16
     spelled = spaced.replace("'free'", "'free '")  # a key that is not a name (redteam16)
@@ -167,16 +168,29 @@ def test_an_attribute_spelled_another_way_is_the_attribute():
         "    def __init__(self, n):\n", "    def __init__(self, n):\n        _S[id(self)] = St()\n")
     getter = held.replace("self.h.", "self.st().") + "    def st(self):\n        return self.h\n"
     alias = held.replace("self.h = State(refs={})", "self.h = self\n        self.h.refs = {}")
-    fa = similarity.fingerprint(a)
-    for b in (spaced, other, whole, named, down, held, spelled, got, by_id, alias):
-        assert similarity.score(fa, similarity.fingerprint(b)) == 1.0, b
+    folded = "A, B = range(2)\n" + slots.replace("self.s[0]", "self.s[A]") \
+        .replace("self.s[1]", "self.s[B]")  # named slots (redteam17), a key built of constants
+    keyed_f = spaced.replace("self.s['free']", "self.s[f'free']").replace("self.s['refs']", "self.s[K]")
+    keyed_f = "K = 're' + 'fs'\n" + keyed_f
+    reflect = a.replace("self.free.pop()", "getattr(self, 'free', None).pop()") \
+        .replace("self.refs[b] = 1", "vars(self).get('refs')[b] = 1")  # redteam17
+    dunder = a.replace("self.free.pop()", "self.__getattribute__('free').pop()") \
+        .replace("self.refs[b] = 1", "operator.setitem(object.__getattribute__(self, 'refs'), b, 1)")
+    got_item = slots.replace("self.s[0].pop()", "itemgetter(0)(self.s).pop()")  # redteam17
+    positional = held.replace("State(refs={})", "State(self)\n        self.h.refs = {}")  # redteam17
     numbered = a.replace("self.free", "self._0").replace("self.refs", "self._1")  # slots by number
+    fa = similarity.fingerprint(a)
+    assert similarity.score(similarity.fingerprint(numbered), similarity.fingerprint(folded)) == 1.0
+    assert similarity.score(similarity.fingerprint(numbered), similarity.fingerprint(got_item)) == 1.0
+    for b in (spaced, other, whole, named, down, held, spelled, got, by_id, alias, keyed_f,
+              reflect, dunder, positional):
+        assert similarity.score(fa, similarity.fingerprint(b)) == 1.0, b
     assert similarity.score(similarity.fingerprint(numbered), similarity.fingerprint(slots)) == 1.0
     assert similarity.score(fa, similarity.fingerprint(getter)) >= similarity.THRESHOLD, getter
     queue = ("class Q:\n    def __init__(self):\n        self.w = deque()\n    def head(self):\n"
              "        return self.w[0]\n    def pair(self):\n        self.w.append(1)\n"
              "        return self.w[0], self.w[1]\n")  # a deque read by index is a deque
-    assert "self.w[0]" in ast.unparse(canonical._spelled_one_way(ast.parse(queue)))
+    assert "self.w[0]" in ast.unparse(spelling.spelled_one_way(ast.parse(queue)))
     keyed = spaced.replace("self.s['free'].pop()", "self.s[self.which].pop()")
     given = held.replace("self.h = State(refs={})", "self.h = state")  # an object it was given
     called = held.replace("b = self.h.free.pop()", "b = self.h.take()")  # an object it calls
