@@ -33,6 +33,7 @@ from collections import Counter
 
 MAX_ROUNDS = 4     # accessor/namespace/holder rounds: a namespace in a holder in a namespace…
 MAX_CONSTANT = 1000  # longest str/bytes a folded constant may be (a fold cannot blow up a tree)
+MAX_BITS = 256      # widest int a folded product may be (squaring by names doubles it each time)
 _FOLD = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 
@@ -106,6 +107,10 @@ def _folded(node, names: dict) -> ast.Constant | None:
                     len(a.value) + len(b.value) > MAX_CONSTANT:
                 return None
         elif isinstance(node.op, (ast.FloorDiv, ast.Mod)) and b.value == 0:
+            return None
+        elif isinstance(node.op, ast.Mult) and isinstance(a.value, int) and \
+                isinstance(b.value, int) and \
+                a.value.bit_length() + b.value.bit_length() > MAX_BITS:  # B = A * A, C = B * B…
             return None
         return ast.Constant(value=_FOLD[type(node.op)](a.value, b.value))
     return None
