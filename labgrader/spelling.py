@@ -235,7 +235,8 @@ class _Accessors(ast.NodeTransformer):
         """A call that writes or deletes, as the statement it spells."""
         self.generic_visit(node)
         v = node.value
-        if not isinstance(v, ast.Call) or v.keywords:
+        if not isinstance(v, ast.Call) or v.keywords or \
+                any(isinstance(a, ast.Starred) for a in v.args):
             return node
         name, args, f = _name_of(v.func), v.args, v.func
         target = None
