@@ -29,6 +29,7 @@ REDTEAM14 = HOSTILE / "redteam14"  # the fourteenth red team: hidden-case verdic
 REDTEAM15 = HOSTILE / "redteam15"  # the fifteenth red team: the lab's words on hidden verdicts, the exception class the code chose (its README)
 REDTEAM16 = HOSTILE / "redteam16"  # the sixteenth red team: state spelled where _Namespaces and _Holders do not look (its README)
 REDTEAM17 = HOSTILE / "redteam17"  # the seventeenth red team: 2633a2d's holders, keys and slots: honest answers, spellings beside them (its README)
+REDTEAM18 = HOSTILE / "redteam18"  # the eighteenth red team: spelling.py's folds against the class's review (denial of service: repro/ only; its README)
 KERNEL = HOSTILE / "kernel"  # forged and malformed messages on the grading kernel's own sockets
 SANDBOX_ONLY = {"key_scan", "escape_probe"}
 DEFAULT_TARGET = "kc08_01"  # the knowledge check's first item
@@ -84,6 +85,7 @@ def cases() -> list[Case]:
             + sorted(REDTEAM12.glob("*.py")) + sorted(REDTEAM13.glob("*.py"))
             + sorted(REDTEAM14.glob("*.py")) + sorted(REDTEAM15.glob("*.py"))
             + sorted(REDTEAM16.glob("*.py")) + sorted(REDTEAM17.glob("*.py"))
+            + sorted(REDTEAM18.glob("*.py"))
             + sorted(KERNEL.glob("*.py"))]
 
 
