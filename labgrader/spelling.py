@@ -34,6 +34,7 @@ from collections import Counter
 MAX_ROUNDS = 4     # accessor/namespace/holder rounds: a namespace in a holder in a namespace…
 MAX_CONSTANT = 1000  # longest str/bytes a folded constant may be (a fold cannot blow up a tree)
 MAX_BITS = 256      # widest int a folded product may be (squaring by names doubles it each time)
+HOLDER_NODES = 24   # largest expression taken for a holder (``_S[id(self)]`` has 7 nodes)
 _FOLD = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 
@@ -112,7 +113,10 @@ def _folded(node, names: dict) -> ast.Constant | None:
                 isinstance(b.value, int) and \
                 a.value.bit_length() + b.value.bit_length() > MAX_BITS:  # B = A * A, C = B * B…
             return None
-        return ast.Constant(value=_FOLD[type(node.op)](a.value, b.value))
+        try:
+            return ast.Constant(value=_FOLD[type(node.op)](a.value, b.value))
+        except (ArithmeticError, ValueError, TypeError):  # 0x<400 f's> * 1.0 (redteam18)
+            return None
     return None
 
 
@@ -342,10 +346,10 @@ class _Holders(ast.NodeTransformer):
     ``self.refs``. A holder is an expression of the instance and global names alone
     (``self.t``, ``_S[id(self)]``, ``self._st()``; no local or parameter in it, so
     ``self.seqs[seq]`` stays a lookup) that is read through at least twice (``self.t.x``,
-    never ``self.t.x(…)``) and otherwise only bound: to a call (``SimpleNamespace()``, a class
-    of the answer's, ``_State(self)``; its keywords become the owner's attributes) or to the
-    instance itself (``self.t = self``). An object the code was given, calls a method of or
-    reads whole stays an object."""
+    never ``self.t.x(…)``) and otherwise only bound (chained, annotated, in a tuple too) to
+    anything but a name: a call (``SimpleNamespace()``, ``_State(self)``; its keywords become
+    the owner's attributes), a lambda, or the instance itself (``self.t = self``). An object
+    the code was given, calls a method of or reads whole stays an object."""
 
     def __init__(self, tree: ast.Module):
         parent = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
@@ -353,25 +357,38 @@ class _Holders(ast.NodeTransformer):
                        for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
                        and f.args.args}
         local = _local_names(tree) - self.owners
+        kinds = _names_below(tree, self.owners, local)
         through: Counter = Counter()
         spoiled = set()
-        for n in ast.walk(tree):
-            names = {x.id for x in ast.walk(n) if isinstance(x, ast.Name)}
+        for n in parent:
             if not isinstance(n, (ast.Attribute, ast.Subscript, ast.Call)) or \
-                    not names & self.owners or names & local:
+                    kinds[id(n)] != OWNER or not _small(n):
                 continue
-            up, key = parent.get(n), _sig(n)
+            up, key = parent[n], _sig(n)
             if isinstance(up, ast.Attribute) and up.value is n and not (
                     isinstance(parent.get(up), ast.Call) and parent[up].func is up):
                 through[key] += 1
-            elif not (isinstance(up, ast.Assign) and len(up.targets) == 1
-                      and up.targets[0] is n and self._blank(up.value)):
+            elif not self._bound(n, up, parent):
                 spoiled.add(key)
         self.holders = {k for k, count in through.items() if count >= 2 and k not in spoiled}
 
+    def _bound(self, n, up, parent) -> bool:
+        """Whether ``n`` is a target its statement binds to something it was not given: an
+        assignment's (chained too), an annotated one's, or a tuple target's element."""
+        if isinstance(up, ast.Assign) and any(t is n for t in up.targets):
+            return self._blank(up.value)
+        if isinstance(up, ast.AnnAssign) and up.target is n:
+            return up.value is not None and self._blank(up.value)
+        stmt = parent.get(up)
+        if isinstance(up, ast.Tuple) and isinstance(stmt, ast.Assign) and stmt.targets == [up] \
+                and isinstance(stmt.value, ast.Tuple) and len(stmt.value.elts) == len(up.elts):
+            return self._blank(stmt.value.elts[[e is n for e in up.elts].index(True)])
+        return False
+
     def _blank(self, value) -> bool:
-        return isinstance(value, ast.Call) or \
-            (isinstance(value, ast.Name) and value.id in self.owners)
+        """Anything but a name the code was given: a call, a lambda, ``(t := X())``, or the
+        instance itself."""
+        return not isinstance(value, ast.Name) or value.id in self.owners
 
     def _owner(self, holder: ast.expr) -> ast.expr:
         if isinstance(holder, ast.Attribute):
@@ -381,18 +398,36 @@ class _Holders(ast.NodeTransformer):
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
-        if _sig(node.value) in self.holders:
+        if _small(node.value) and _sig(node.value) in self.holders:
             return _attribute(self._owner(node.value), node.attr, node.ctx, node)
         return node
 
+    def _holder(self, target) -> bool:
+        return _small(target) and _sig(target) in self.holders
+
     def visit_Assign(self, node):
-        if len(node.targets) == 1 and _sig(node.targets[0]) in self.holders:
-            owner = self._owner(node.targets[0])
-            keywords = node.value.keywords if isinstance(node.value, ast.Call) else []
-            return [ast.copy_location(ast.Assign(
-                targets=[_attribute(owner, k.arg, ast.Store(), node)], value=self.visit(k.value)),
-                node) for k in keywords if k.arg is not None]
-        return self.generic_visit(node)
+        """A holder's binding goes (its keywords, when it is the only target, become the
+        owner's attributes); so does its element of a tuple assignment."""
+        mine = [t for t in node.targets if self._holder(t)]
+        pair = node.targets[0] if len(node.targets) == 1 else None
+        if not mine and isinstance(pair, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                and len(pair.elts) == len(node.value.elts) and any(map(self._holder, pair.elts)):
+            kept = [(e, v) for e, v in zip(pair.elts, node.value.elts) if not self._holder(e)]
+            pair.elts, node.value.elts = [e for e, _ in kept], [v for _, v in kept]
+            return self.generic_visit(node) if kept else None
+        if not mine:
+            return self.generic_visit(node)
+        node.targets = [t for t in node.targets if not self._holder(t)]
+        if node.targets:
+            return self.generic_visit(node)
+        owner = self._owner(mine[0])
+        keywords = node.value.keywords if isinstance(node.value, ast.Call) else []
+        return [ast.copy_location(ast.Assign(
+            targets=[_attribute(owner, k.arg, ast.Store(), node)], value=self.visit(k.value)),
+            node) for k in keywords if k.arg is not None]
+
+    def visit_AnnAssign(self, node):
+        return None if self._holder(node.target) else self.generic_visit(node)
 
 
 def _sig(node: ast.AST) -> str:
@@ -404,11 +439,49 @@ _CONTEXT = re.compile(r", ctx=(?:Load|Store|Del)\(\)")
 
 
 def _local_names(tree: ast.Module) -> set[str]:
-    """The names a function of ``tree`` binds: its parameters and locals."""
-    out = set()
-    for f in ast.walk(tree):
-        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            out |= {a.arg for a in ast.walk(f.args) if isinstance(a, ast.arg)}
-            out |= {x.id for x in ast.walk(f) if isinstance(x, ast.Name)
-                    and not isinstance(x.ctx, ast.Load)}
+    """The names a function of ``tree`` binds: its parameters and locals (each outermost
+    function walked once: nested ones are in it)."""
+    out, todo = set(), [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for x in ast.walk(node):
+                if isinstance(x, ast.arg):
+                    out.add(x.arg)
+                elif isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load):
+                    out.add(x.id)
+        else:
+            todo.extend(ast.iter_child_nodes(node))
     return out
+
+
+OWNER, NONE, OTHER = "owner", "none", "other"  # what names a piece of code reads
+
+
+def _names_below(tree: ast.Module, owners: set[str], local: set[str]) -> dict[int, str]:
+    """For every node (by id): ``OWNER`` when its code names an owner (``self``) and no local,
+    ``OTHER`` when it names a local, ``NONE`` when neither; one walk, bottom up."""
+    order, todo = [], [tree]
+    while todo:
+        node = todo.pop()
+        order.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    kind: dict[int, str] = {}
+    for node in reversed(order):
+        below = {kind[id(c)] for c in ast.iter_child_nodes(node)}
+        if isinstance(node, ast.Name):
+            below.add(OWNER if node.id in owners else OTHER if node.id in local else NONE)
+        kind[id(node)] = OTHER if OTHER in below else OWNER if OWNER in below else NONE
+    return kind
+
+
+def _small(node: ast.AST) -> bool:
+    """Whether ``node`` has at most ``HOLDER_NODES`` nodes (a holder is a short expression:
+    comparing longer ones would cost the square of a long chain; redteam18)."""
+    todo, seen = [node], 0
+    while todo:
+        seen += 1
+        if seen > HOLDER_NODES:
+            return False
+        todo.extend(ast.iter_child_nodes(todo.pop()))
+    return True

@@ -548,3 +548,27 @@ def test_a_hand_paraphrase_is_as_far_from_the_solution_as_an_honest_design():
     assert syntax <= max(s for s, _ in apart) and order <= max(o for _, o in apart), \
         (syntax, order, apart)
     assert all(s < similarity.THRESHOLD and o < similarity.ORDER for s, o in apart), apart
+
+
+def test_one_answer_cannot_stop_the_class_review_or_cost_it_the_square(monkeypatch):
+    """redteam18: a dead helper whose constant folding raised (``0x<400 f's> * 1.0``:
+    OverflowError) stopped every classmate's review; a long chain made the holder search
+    compare every prefix with every other (the square of the answer). Now the answer reads,
+    a classmate's copy beside it is still found, and the holder search dumps at most
+    ``HOLDER_NODES`` nodes an expression."""
+    solution = _solution("ex02_1")
+    given = adapters.cell("ex02_1", "release").source
+    refs = {"ex02_1": {"the instructors' solution": solution}}
+    overflow = solution + "\n\ndef _never():\n    return 0x" + "f" * 400 + " * 1.0\n"
+    assert similarity.fingerprint(overflow)
+    beside = similarity.copy_reviews({"ex02_1": solution}, refs, {"mate": {"ex02_1": overflow}},
+                                     {"ex02_1": given})
+    assert "similar to the instructors' solution" in beside["ex02_1"], beside
+    dumped = []
+    sig = spelling._sig
+    monkeypatch.setattr(spelling, "_sig", lambda node: dumped.append(len(list(ast.walk(node))))
+                        or sig(node))
+    chain = "class A:\n    def f(self, x):\n        return self.a" + ".b" * 150 + " + x" * 150 + "\n"
+    nodes = len(list(ast.walk(ast.parse(chain))))
+    similarity.fingerprint(chain)
+    assert dumped and sum(dumped) <= spelling.HOLDER_NODES * nodes, (sum(dumped), nodes)
