@@ -190,8 +190,11 @@ class _Constants:
                     isinstance(parent, ast.Subscript) and parent.slice is node)):
             value = self.attrs.get(node.attr)  # Cls.K, or x[self.K]: a class's constant
             #                                    (self.name elsewhere may be a subclass's own)
-        elif isinstance(node, (ast.BinOp, ast.UnaryOp, ast.JoinedStr)):
-            value = _folded(node, {})
+        elif isinstance(node, ast.JoinedStr) or (  # operands folded already: one level down
+                isinstance(node, ast.BinOp) and isinstance(node.left, ast.Constant)
+                and isinstance(node.right, ast.Constant)) or (
+                isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant)):
+            value = _folded(node, {})  # never a walk of what did not fold (redteam19: D²)
         return ast.copy_location(ast.Constant(value=value.value), node) if value else node
 
 

@@ -555,7 +555,8 @@ def test_one_answer_cannot_stop_the_class_review_or_cost_it_the_square(monkeypat
     OverflowError) stopped every classmate's review; a long chain made the holder search
     compare every prefix with every other (the square of the answer). Now the answer reads,
     a classmate's copy beside it is still found, and the holder search dumps at most
-    ``HOLDER_NODES`` nodes an expression."""
+    ``HOLDER_NODES`` nodes an expression; folding a chain of sums looks one level down
+    (redteam19: it walked the chain again at every level, the square of it)."""
     solution = _solution("ex02_1")
     given = adapters.cell("ex02_1", "release").source
     refs = {"ex02_1": {"the instructors' solution": solution}}
@@ -572,3 +573,9 @@ def test_one_answer_cannot_stop_the_class_review_or_cost_it_the_square(monkeypat
     nodes = len(list(ast.walk(ast.parse(chain))))
     similarity.fingerprint(chain)
     assert dumped and sum(dumped) <= spelling.HOLDER_NODES * nodes, (sum(dumped), nodes)
+    folds = []  # redteam19: folding a chain that does not fold walked it again at every level
+    fold = spelling._folded
+    monkeypatch.setattr(spelling, "_folded", lambda node, names: folds.append(1) or fold(node, names))
+    sums = "def f(x):\n    return x" + " + 1" * 150 + "\n"
+    similarity.fingerprint(sums)
+    assert len(folds) <= 2 * len(list(ast.walk(ast.parse(sums)))), len(folds)
