@@ -124,16 +124,19 @@ class _Constants:
     """Step 1: names bound once to constants, and expressions of constants, as their value."""
 
     def __init__(self, tree: ast.Module):
-        stores = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+        nodes = list(ast.walk(tree))
+        stores = Counter(n.id for n in nodes if isinstance(n, ast.Name)
                          and not isinstance(n.ctx, ast.Load))
-        stored_attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+        stored_attrs = {n.attr for n in nodes if isinstance(n, ast.Attribute)
                         and not isinstance(n.ctx, ast.Load)}
-        bodies = [tree.body] + [c.body for c in ast.walk(tree) if isinstance(c, ast.ClassDef)]
+        classes = [c for c in nodes if isinstance(c, ast.ClassDef)]
+        bodies = [tree.body] + [c.body for c in classes]
         self.names: dict[str, ast.Constant] = {}
         self.attrs: dict[str, ast.Constant] = {}  # class constants: Cls.K, x[self.K]
-        self.classes = {c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef)}
+        self.classes = {c.name for c in classes}
         self.gone: set[int] = set()              # the bindings folded away (their ids)
         for _ in range(3):                        # a constant of constants
+            found = len(self.gone)
             for body in bodies:
                 for s in body:
                     pairs = self._pairs(s)
@@ -144,6 +147,8 @@ class _Constants:
                             self.gone.add(id(s))
                             if body is not tree.body:
                                 self.attrs.update((n, v) for n, v in values if n not in stored_attrs)
+            if len(self.gone) == found:
+                break
 
     @staticmethod
     def _pairs(s) -> list[tuple[str, ast.expr]]:
@@ -355,10 +360,13 @@ class _Holders(ast.NodeTransformer):
     the code was given, calls a method of or reads whole stays an object."""
 
     def __init__(self, tree: ast.Module):
-        parent = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
         self.owners = {f.args.args[0].arg for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
                        for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
                        and f.args.args}
+        self.holders: set[str] = set()
+        if not self.owners:  # no method, no instance to hold state for
+            return
+        parent = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
         local = _local_names(tree) - self.owners
         kinds = _names_below(tree, self.owners, local)
         through: Counter = Counter()
