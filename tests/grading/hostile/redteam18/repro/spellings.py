@@ -6,7 +6,7 @@ alone) and run through the exercise's check (visible and hidden).
 """
 import re, sys
 from pathlib import Path
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "redteam17" / "repro"))  # score.py
 import score as S
 from labsupport.exercises.registry import check_of, exercise
 EX = "ex06_8"

@@ -6,7 +6,7 @@
 """
 import sys, time
 from pathlib import Path
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "redteam17" / "repro"))  # score.py
 import score as S
 from labgrader import similarity
 

@@ -7,7 +7,7 @@ target, annotated, chained, lambda), scored now and at 1830823 (as redteam17/rep
 """
 import sys
 from pathlib import Path
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "redteam17" / "repro"))  # score.py
 import score as S
 import hostile_cases
 C = {c.name: c.source for c in hostile_cases.cases()}
