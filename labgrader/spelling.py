@@ -22,7 +22,7 @@ undone, so that a copy whose state is spelled another way is the code it copies.
 
 Steps 2–4 repeat until none finds more (a dict in a holder in a dict…), at most four rounds.
 A key is an attribute name (``_key``): ``'refs'``, ``'free blocks'`` as ``free_blocks``,
-``2`` as ``_2``. The red teams behind each: redteam13–17 (``tests/grading/hostile``).
+``2`` as ``_2``. The red teams behind each: redteam13–19 (``tests/grading/hostile``).
 """
 from __future__ import annotations
 
@@ -170,12 +170,7 @@ class _Constants:
     def fold(self, tree: ast.Module) -> ast.Module:
         """``tree`` with the constants written as their values and their bindings gone: one
         walk, bottom up and without recursion (a deep expression is no deeper to fold)."""
-        order, todo = [], [tree]
-        while todo:
-            node = todo.pop()
-            order.append(node)
-            todo.extend(ast.iter_child_nodes(node))
-        for node in reversed(order):  # children before their parent
+        for node in _bottom_up(tree):
             for field, value in ast.iter_fields(node):
                 if isinstance(value, list):
                     new = [self._value(v, node) for v in value
@@ -469,16 +464,22 @@ def _local_names(tree: ast.Module) -> set[str]:
 OWNER, NONE, OTHER = "owner", "none", "other"  # what names a piece of code reads
 
 
-def _names_below(tree: ast.Module, owners: set[str], local: set[str]) -> dict[int, str]:
-    """For every node (by id): ``OWNER`` when its code names an owner (``self``) and no local,
-    ``OTHER`` when it names a local, ``NONE`` when neither; one walk, bottom up."""
+def _bottom_up(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree``, each after all of its children, found without recursion (a
+    deep tree is no deeper to walk)."""
     order, todo = [], [tree]
     while todo:
         node = todo.pop()
         order.append(node)
         todo.extend(ast.iter_child_nodes(node))
+    return order[::-1]
+
+
+def _names_below(tree: ast.Module, owners: set[str], local: set[str]) -> dict[int, str]:
+    """For every node (by id): ``OWNER`` when its code names an owner (``self``) and no local,
+    ``OTHER`` when it names a local, ``NONE`` when neither; one walk, bottom up."""
     kind: dict[int, str] = {}
-    for node in reversed(order):
+    for node in _bottom_up(tree):
         below = {kind[id(c)] for c in ast.iter_child_nodes(node)}
         if isinstance(node, ast.Name):
             below.add(OWNER if node.id in owners else OTHER if node.id in local else NONE)
